@@ -1,0 +1,1 @@
+"""The ASP encodings (package data)."""

@@ -1,0 +1,130 @@
+"""The Python API: load, validate, judge.
+
+``adjudicate`` judges one snapshot; ``adjudicate_many`` judges many in batches
+(one grounding per batch), keeping their order, and turns each bad snapshot
+into an error record instead of stopping.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import catalog
+from .facts import Names, snapshot_facts
+from .ruling import Ruling, build_ruling
+from .solve import Program, solve
+from .validate import InputProblem, problems, snapshot_name
+
+
+class InputError(ValueError):
+    """A snapshot that does not follow the format; ``problems`` says where and why."""
+
+    def __init__(self, found: list[InputProblem]) -> None:
+        super().__init__("\n".join(str(p) for p in found))
+        self.problems = found
+
+
+@dataclass
+class ErrorRecord:
+    """What batch mode reports for a snapshot it could not judge."""
+
+    snapshot: str
+    problems: list[InputProblem]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.snapshot, "error": [
+            {"path": p.path, "expected": p.expected} for p in self.problems]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
+def load_snapshot(snapshot: Any) -> tuple[Any, str]:
+    """A snapshot given as a dict, a path, or JSON text; and a name for messages."""
+    if isinstance(snapshot, dict):
+        return snapshot, "snapshot"
+    if isinstance(snapshot, Path) or (isinstance(snapshot, str) and not snapshot.lstrip()
+                                      .startswith("{")):
+        path = Path(snapshot)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise InputError([InputProblem(str(path), "$", f"a readable file ({err.strerror})")])
+        return parse_json(text, str(path)), str(path)
+    if isinstance(snapshot, str):
+        return parse_json(snapshot, "snapshot"), "snapshot"
+    return snapshot, "snapshot"
+
+
+def parse_json(text: str, name: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError([InputProblem(
+            name, "$", f"valid JSON ({err.msg} at line {err.lineno} column {err.colno})")]
+        ) from None
+
+
+def version_for(doc: dict[str, Any], rules: str | None, name: str) -> catalog.Version:
+    """The CR version to apply: the caller's choice, else the snapshot's ``rules``."""
+    wanted = rules if rules is not None else doc.get("rules")
+    try:
+        return catalog.resolve(wanted)
+    except catalog.UnknownVersion as err:
+        where = "rules" if rules is not None else "$.rules"
+        raise InputError([InputProblem(name, where, str(err).removeprefix("expected "))]) from None
+
+
+def adjudicate(snapshot: Any, rules: str | None = None, changes: Sequence[str] = ()) -> Ruling:
+    """Judge one snapshot (a dict, a path or JSON text) under CR version ``rules``."""
+    doc, fallback = load_snapshot(snapshot)
+    result = next(adjudicate_many([(doc, fallback)], rules, changes))
+    if isinstance(result, ErrorRecord):
+        raise InputError(result.problems)
+    return result
+
+
+def adjudicate_many(items: Iterable[tuple[Any, str]], rules: str | None = None,
+                    changes: Sequence[str] = (), batch_size: int = 500
+                    ) -> Iterator[Ruling | ErrorRecord]:
+    """Judge ``(document, fallback name)`` pairs in order, ``batch_size`` per grounding."""
+    batch: list[tuple[Any, str]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= batch_size:
+            yield from judge_batch(batch, rules, changes)
+            batch = []
+    if batch:
+        yield from judge_batch(batch, rules, changes)
+
+
+def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
+                changes: Sequence[str]) -> list[Ruling | ErrorRecord]:
+    """One grounding for a batch; invalid snapshots become error records."""
+    results: list[Ruling | ErrorRecord | None] = [None] * len(items)
+    names = Names()
+    facts: list[str] = []
+    judged: list[tuple[int, dict[str, Any], catalog.Version]] = []
+    for i, (doc, fallback) in enumerate(items):
+        found = problems(doc, fallback)
+        name = snapshot_name(doc, fallback)
+        if not found:
+            try:
+                version = version_for(doc, rules, name)
+            except InputError as err:
+                found = err.problems
+        if found:
+            results[i] = ErrorRecord(name, found)
+            continue
+        facts.append(snapshot_facts(doc, len(judged), version.const, names))
+        judged.append((i, doc, version))
+    if judged:
+        versions = tuple(sorted({v for _, _, v in judged}, key=lambda v: v.name))
+        atoms = solve(Program(versions, tuple(changes)), facts)
+        for s, (i, doc, version) in enumerate(judged):
+            results[i] = build_ruling(doc, version.name, atoms.get(s, []), names)
+    return [r for r in results if r is not None]

@@ -1,0 +1,176 @@
+"""Command line: ``mtgcontrol adjudicate | batch | check | test | rules``.
+
+Exit codes: 0 done, 1 the rulings found problems (check, test), 2 bad input or
+usage.  Bad input is reported one line per problem, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import catalog
+from .api import InputError, adjudicate_many, load_snapshot
+from .ruling import Ruling
+from .validate import InputProblem
+from .solve import load_changes
+from .text import ruling_table
+
+EPILOG = "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules."
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", metavar="DATE",
+                        help="CR version, or any date from 2012-10-01 on (the version in force "
+                             "that day); default: the snapshot's own `rules`, else the newest")
+    parser.add_argument("--change", metavar="FILE.lp", action="append", default=[],
+                        help="a proposal file layered over the rules (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mtgcontrol", epilog=EPILOG,
+        description="Judge who owns and who controls every object in Magic: The Gathering "
+                    "game snapshots, by the Comprehensive Rules encoded in ASP.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
+                       description="Print the ruling (JSON, or a readable table) for each "
+                                   "snapshot file; '-' reads one snapshot from standard input.")
+    p.add_argument("files", nargs="+", metavar="FILE|-")
+    p.add_argument("--format", choices=("json", "text"), default="json",
+                   help="json (default, the ruling of the spec) or text (a table)")
+    _common(p)
+
+    p = sub.add_parser("batch", help="judge a JSON Lines file of snapshots, in order",
+                       description="Judge one snapshot per line; write one ruling per line, in "
+                                   "the same order.  A bad line becomes an error record "
+                                   "{\"id\", \"error\": [{\"path\", \"expected\"}]}; every "
+                                   "other line is still judged.")
+    p.add_argument("input", metavar="IN.jsonl|-")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", help="default: standard output")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--batch-size", type=int, default=500,
+                   help="snapshots per grounding (default 500)")
+    _common(p)
+
+    p = sub.add_parser("check", help="report violations and claims that contradict the rules",
+                       description="Judge snapshot files and list their violations, including "
+                                   "`claims` that contradict the rules.  Exit 1 if any.")
+    p.add_argument("files", nargs="+", metavar="FILE|-")
+    _common(p)
+
+    p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
+                       description="Run every scenario file (*.yaml) under the given folders "
+                                   "or files and show a diff for each failure.  Exit 1 if any "
+                                   "fails.")
+    p.add_argument("paths", nargs="+", metavar="DIR|FILE")
+    p.add_argument("--change", metavar="FILE.lp", action="append", default=[],
+                   help="a proposal file layered over the rules (repeatable)")
+
+    p = sub.add_parser("rules", help="the rules catalog with its coverage",
+                       description="List, for a CR version, every rule number this project "
+                                   "encodes, a paraphrase, the encoding file and the scenarios "
+                                   "that cover it.")
+    p.add_argument("--version", metavar="DATE", help="default: the newest")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except InputError as err:
+        for problem in err.problems:
+            print(problem, file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _changes(args: argparse.Namespace) -> tuple[str, ...]:
+    try:
+        return load_changes(args.change)
+    except OSError as err:
+        raise InputError([InputProblem(str(err.filename), "--change",
+                                       f"a readable proposal file ({err.strerror})")]) from None
+
+
+def _items(files: Sequence[str]) -> list[tuple[object, str]]:
+    items = []
+    for name in files:
+        if name == "-":
+            items.append(load_snapshot(sys.stdin.read()))
+            items[-1] = (items[-1][0], "stdin")
+        else:
+            items.append(load_snapshot(Path(name)))
+    return items
+
+
+def _judge(args: argparse.Namespace) -> list[Ruling]:
+    if args.rules is not None:
+        catalog_check(args.rules)
+    results = list(adjudicate_many(_items(args.files), args.rules, _changes(args)))
+    found = [p for r in results if not isinstance(r, Ruling) for p in r.problems]
+    if found:
+        raise InputError(found)
+    return results  # type: ignore[return-value]
+
+
+def catalog_check(rules: str) -> None:
+    try:
+        catalog.resolve(rules)
+    except catalog.UnknownVersion as err:
+        print(f"--rules: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    rulings = _judge(args)
+    for ruling in rulings:
+        print(ruling_table(ruling) if args.format == "text" else ruling.to_json(indent=2))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    rulings = _judge(args)
+    bad = 0
+    for name, ruling in zip(args.files, rulings, strict=True):
+        for v in ruling.violations:
+            bad += 1
+            print(f"{ruling.id or name}: {v.rule} {v.code}: {v.message}")
+    if not bad:
+        print(f"{len(rulings)} snapshot(s): no violations")
+    return 1 if bad else 0
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from .batch import run_batch
+
+    if args.rules is not None:
+        catalog_check(args.rules)
+    return run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
+                     args.batch_size)
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from .scenarios import run_paths
+
+    return run_paths([Path(p) for p in args.paths], _changes(args))
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from .coverage import print_catalog
+
+    if args.version is not None:
+        catalog_check(args.version)
+    return print_catalog(catalog.resolve(args.version))
+
+
+COMMANDS = {"adjudicate": cmd_adjudicate, "batch": cmd_batch, "check": cmd_check,
+            "test": cmd_test, "rules": cmd_rules}
+
+if __name__ == "__main__":
+    raise SystemExit(main())

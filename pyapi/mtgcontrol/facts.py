@@ -1,0 +1,210 @@
+"""Turn validated snapshots into ASP facts.
+
+No user-supplied string ever becomes program text: every player, object and
+effect id is replaced by a small batch-local integer (``Names``), and every other
+value written is an integer or a constant from a closed vocabulary that the JSON
+Schema enforces (kinds, zones, durations, ...).  Unknown card types are dropped:
+no rule here depends on them.  The fact vocabulary is documented in
+``docs/predicates.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Card types the encodings read; any other type string is irrelevant to ownership and control.
+KNOWN_TYPES = frozenset(
+    "creature artifact enchantment aura equipment fortification land planeswalker battle "
+    "instant sorcery plane phenomenon vanguard scheme conspiracy dungeon".split()
+)
+# JSON enum value -> ASP constant (only closed vocabularies get here).
+CONST = {
+    "delayed-triggered": "delayed",
+    "planar-deck": "planar_deck",
+    "control-player": "control_player",
+    "end-of-turn": "end_of_turn",
+    "while-source-on-battlefield": "while_source_on_battlefield",
+    "while-you-control-source": "while_you_control_source",
+    "while-source-tapped": "while_source_tapped",
+    "while-attached": "while_attached",
+    "while-enchanted": "while_enchanted",
+    "single-planar-deck": "single_planar_deck",
+    "individual-planar-decks": "individual_planar_decks",
+}
+
+
+def const(value: str) -> str:
+    """ASP constant for a value from one of the schema's closed vocabularies."""
+    return CONST.get(value, value)
+
+
+@dataclass
+class Names:
+    """Batch-local integer ids for everything a snapshot names (ids start at 1)."""
+
+    ids: dict[tuple[str, str], int] = field(default_factory=dict)
+    names: list[tuple[str, str]] = field(default_factory=lambda: [("", "")])
+
+    def of(self, space: str, name: str) -> int:
+        key = (space, name)
+        num = self.ids.get(key)
+        if num is None:
+            num = self.ids[key] = len(self.names)
+            self.names.append(key)
+        return num
+
+    def name(self, num: int) -> str:
+        return self.names[num][1]
+
+
+def default_now(doc: dict[str, Any]) -> int:
+    """The spec's default for ``now``: one more than the largest timestamp present."""
+    best = -1
+    stack: list[Any] = [doc.get("players", []), doc.get("turns", []),
+                        doc.get("objects", []), doc.get("effects", [])]
+    time_keys = {"at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
+                 "turned_face_up_at", "attached_at", "left_at"}
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in time_keys and isinstance(value, int):
+                    best = max(best, value)
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return best + 1
+
+
+def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> str:
+    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``."""
+    out: list[str] = []
+    emit = out.append
+    pl = names.of
+    ob = names.of
+
+    players = [p if isinstance(p, str) else p["id"] for p in doc["players"]]
+    emit(f"version({s},{version}).")
+    for seat, entry in enumerate(doc["players"]):
+        pid = pl("p", players[seat])
+        emit(f"player({s},{pid},{seat}).")
+        if isinstance(entry, dict) and "left_at" in entry:
+            emit(f"left({s},{pid},{entry['left_at']}).")
+    active = doc.get("active_player", players[0])
+    now = doc.get("now", default_now(doc))
+    emit(f"now({s},{now}).")
+    turns = doc.get("turns") or [{"player": active, "from": -1}]
+    for turn in turns:
+        emit(f"turn({s},{pl('p', turn['player'])},{turn['from']}).")
+    planechase = (doc.get("options") or {}).get("planechase")
+    if planechase:
+        emit(f"option({s},{const(planechase)}).")
+
+    for obj in doc.get("objects", []):
+        o = ob("o", obj["id"])
+        emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
+        for ty in obj.get("types", ()):
+            if ty in KNOWN_TYPES:
+                emit(f"type({s},{o},{ty}).")
+        _object_history(obj, s, o, names, emit)
+        for ab in obj.get("abilities", ()):
+            a = ob("o", ab["id"])
+            emit(f"has_ability({s},{o},{a},{ab['kind']}).")
+            if "granted_by" in ab:
+                emit(f"granted_by({s},{a},{ob('o', ab['granted_by'])}).")
+
+    for eff in doc.get("effects", []):
+        e = names.of("e", eff["id"])
+        src = ob("o", eff["source"]) if "source" in eff else 0
+        emit(f"effect({s},{e},{const(eff['kind'])},{src},{eff['timestamp']}).")
+        if "origin" in eff:
+            emit(f"origin({s},{e},{eff['origin']}).")
+        if eff["kind"] == "control-player":
+            emit(f"controls_player({s},{e},{pl('p', eff['player'])},"
+                 f"{pl('p', eff['controlled'])}).")
+        elif "player" in eff:
+            emit(f"gives_to({s},{e},{pl('p', eff['player'])}).")
+        for i, target in enumerate(eff.get("objects", ())):
+            emit(f"affects({s},{e},{i},{ob('o', target)}).")
+        if eff.get("attached"):
+            emit(f"affects_attached({s},{e}).")
+        if "duration" in eff:
+            emit(f"duration({s},{e},{const(eff['duration'])}).")
+        if "ended_at" in eff:
+            emit(f"ended_at({s},{e},{eff['ended_at']}).")
+
+    for i, claim in enumerate(doc.get("claims", ())):
+        o = ob("o", claim["object"])
+        for fact in ("owner", "controller"):
+            if fact in claim:
+                who = claim[fact]
+                emit(f"claim({s},{i},{o},{fact},{pl('p', who) if who is not None else 0}).")
+    return "\n".join(out)
+
+
+def _object_history(obj: dict[str, Any], s: int, o: int, names: Names, emit: Any) -> None:
+    """History fields of one object (see the spec's table "History fields, by kind")."""
+    p = names.of
+    if "zone_since" in obj:
+        emit(f"zone_since({s},{o},{obj['zone_since']}).")
+    if "attached_to" in obj:
+        emit(f"attached({s},{o},{p('o', obj['attached_to'])}).")
+    if "attached_at" in obj:
+        emit(f"attached_at({s},{o},{obj['attached_at']}).")
+    if obj.get("tapped"):
+        emit(f"tapped({s},{o}).")
+    if "tapped_since" in obj:
+        emit(f"tapped_since({s},{o},{obj['tapped_since']}).")
+    if obj.get("face_down"):
+        emit(f"face_down({s},{o}).")
+    if "turned_face_up_at" in obj:
+        emit(f"turned_face_up_at({s},{o},{obj['turned_face_up_at']}).")
+    if "start" in obj:
+        st = obj["start"]
+        emit(f"start({s},{o},{const(st['zone'])},{p('p', st['player'])}).")
+    if "brought_in_by" in obj:
+        emit(f"brought_in_by({s},{o},{p('p', obj['brought_in_by'])}).")
+    if "legal_owner" in obj:
+        emit(f"legal_owner({s},{o},{p('p', obj['legal_owner'])}).")
+    if "entered" in obj:
+        ent = obj["entered"]
+        emit(f"entered({s},{o},{ent['at']},{p('p', ent['under'])}).")
+        if "spell_put_on_stack_by" in ent:
+            emit(f"spell_put_by({s},{o},{p('p', ent['spell_put_on_stack_by'])}).")
+        if "spell_control_effect" in ent:
+            emit(f"spell_control_effect({s},{o},{p('e', ent['spell_control_effect'])}).")
+    if "left_battlefield" in obj:
+        lb = obj["left_battlefield"]
+        emit(f"left_battlefield({s},{o},{lb['at']}).")
+        if "attached_to" in lb:
+            emit(f"left_attached({s},{o},{p('o', lb['attached_to'])}).")
+    if "created" in obj:
+        cr = obj["created"]
+        emit(f"created({s},{o},{cr['at']},{p('p', cr['by'])}).")
+        if cr.get("may_cast"):
+            emit(f"may_cast({s},{o}).")
+    if "put_on_stack" in obj:
+        ps = obj["put_on_stack"]
+        emit(f"put_on_stack({s},{o},{ps['at']},{p('p', ps['by'])}).")
+    if "copy_of" in obj:
+        emit(f"copy_of({s},{o},{p('o', obj['copy_of'])}).")
+    if "source" in obj:
+        emit(f"source({s},{o},{p('o', obj['source'])}).")
+    if "ability" in obj:
+        emit(f"ability_kind({s},{o},{const(obj['ability'])}).")
+    if "activated" in obj:
+        ac = obj["activated"]
+        emit(f"activated({s},{o},{ac['at']},{p('p', ac['by'])}).")
+    if "triggered" in obj:
+        tr = obj["triggered"]
+        emit(f"triggered({s},{o},{tr['at']},{tr.get('source_zone', 'battlefield')}).")
+    if obj.get("waiting"):
+        emit(f"waiting({s},{o}).")
+    if "created_by" in obj:
+        cb = obj["created_by"]
+        emit(f"created_by({s},{o},{p('o', cb['object'])},{cb['at']}).")
+    if "created_by_static_of" in obj:
+        cb = obj["created_by_static_of"]
+        emit(f"created_by_static({s},{o},{p('o', cb['object'])},{cb['at']},{cb['via']}).")

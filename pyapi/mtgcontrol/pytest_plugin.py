@@ -1,0 +1,74 @@
+"""pytest plugin: collect scenario files (``*.yaml`` with ``snapshot`` and
+``expect``) as tests, one per CR version the scenario names.
+
+Enabled automatically once mtgcontrol is installed (entry point ``pytest11``);
+``--mtgcontrol-change FILE.lp`` layers a proposal over the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .scenarios import expectations, is_scenario, load_scenario, mismatches
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--mtgcontrol-change", action="append", default=[], metavar="FILE.lp",
+                     help="layer a proposal file over the rules when running scenario files")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix == ".yaml":
+        try:
+            data = yaml.safe_load(file_path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            return None
+        if is_scenario(data):
+            return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ScenarioFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        scenario = load_scenario(self.path)
+        for version in scenario.versions:
+            yield ScenarioItem.from_parent(self, name=str(version or "newest"),
+                                           scenario=scenario, version=version)
+
+
+class ScenarioFailure(Exception):
+    pass
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, scenario: Any, version: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.version = version
+
+    def runtest(self) -> None:
+        from .api import adjudicate
+        from .solve import load_changes
+
+        changes = load_changes(self.config.getoption("--mtgcontrol-change"))
+        ruling = adjudicate(self.scenario.snapshot, rules=self.version, changes=changes)
+        found = mismatches(ruling, expectations(self.scenario, ruling.rules))
+        if found:
+            raise ScenarioFailure(ruling.rules, found)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, ScenarioFailure):
+            version, found = excinfo.value.args
+            lines = [f"{self.path.name} [{version}]: {self.scenario.intent}"]
+            lines += [f"  {line}" for line in found]
+            return "\n".join(lines)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario {self.path.name} [{self.version or 'newest'}]"

@@ -1,0 +1,221 @@
+"""Rulings as Python objects, built from the atoms the encodings show.
+
+Nothing here decides a rules question: each field is copied from a shown atom
+(owner/3, controller/3, because/7, ...), with batch-local integers turned back
+into the snapshot's own ids.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .facts import Names
+from .solve import Atom
+
+FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
+
+# How each kind of `via` reads; argument kinds: p player, o object, e effect,
+# t time, z zone, f fate, n number.
+VIA: dict[str, tuple[str, str, str]] = {
+    "start": ("began the game in {b}'s {a}", "z", "p"),
+    "brought_in": ("brought into the game by {a}", "p", "n"),
+    "legal_owner": ("legal owner {a}", "p", "n"),
+    "entered": ("entered the battlefield at {a} under {b}", "t", "p"),
+    "created": ("created at {a} by {b}", "t", "p"),
+    "stack": ("put on the stack at {a} by {b}", "t", "p"),
+    "card_owner": ("owner of the card {a}", "o", "n"),
+    "effect": ("effect {a}", "e", "n"),
+    "latest_of": ("effect {a} has the latest timestamp of the {b} that apply", "e", "n"),
+    "overridden": ("effect {a} applies but is overridden by effect {b}", "e", "e"),
+    "you_of_source": ("effect {a}: its source is controlled by {b}", "e", "p"),
+    "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
+                             "e", "e"),
+    "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
+    "exchange": ("exchange {a}", "e", "n"),
+    "none": ("not on the battlefield or the stack", "n", "n"),
+    "fate": ("{a} at {b}", "f", "t"),
+    "owner": ("its owner {a}", "p", "n"),
+    "controller": ("its controller {a}", "p", "n"),
+    "object": ("the object it is on, {a}", "o", "n"),
+    "activated": ("activated at {a} by {b}", "t", "p"),
+    "source_controller": ("its source {a} as controlled at {b}", "o", "t"),
+    "source_owner": ("its source {a} had no controller at {b}: its owner", "o", "t"),
+    "resolved_by": ("created by {a}, as it resolved at {b}", "o", "t"),
+    "static_source": ("created through a static ability of {a} at {b}", "o", "t"),
+    "static_source_owner": ("created through a static ability of {a} (no controller) at {b}",
+                            "o", "t"),
+    "planar_controller": ("planar controller {a}", "p", "n"),
+    "object_controller": ("controller of {a}", "o", "n"),
+    "object_owner": ("owner of {a}", "o", "n"),
+}
+
+MESSAGES: dict[str, str] = {
+    "same_timestamp": "effects {x} and {y} have the same timestamp on the same object",
+    "no_player": "effect {x} names no player and the controller of its source {y} "
+                 "at its timestamp cannot be derived",
+    "no_controller": "{x} is in the game but no controller can be derived "
+                     "(a dependency loop among control effects, or a missing record)",
+    "no_owner": "no owner can be derived for {x}",
+    "two_owners": "{x} would have more than one owner",
+    "no_entry": "{x} is on the battlefield without `entered`",
+    "no_caster": "{x} is on the stack without `put_on_stack`",
+    "no_origin": "ability {x} has no record of how it arose",
+    "creator_unknown": "the controller of {y}, which created {x}, cannot be derived",
+    "after_leaving": "{x} involves {y} after {y} left the game",
+    "spell_caster_unknown": "{x} came from a stolen spell but `spell_put_on_stack_by` is missing",
+    "claim_contradicts": "claim #{y} about {x} contradicts the rules",
+}
+
+
+@dataclass
+class Because:
+    rule: str
+    fact: str
+    via: str
+
+
+@dataclass
+class ObjectRuling:
+    owner: str | None = None
+    controller: str | None = None
+    you: str | None = None
+    default_controller: str | None = None
+    because: list[Because] = field(default_factory=list)
+    history: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Choice:
+    object: str
+    fact: str
+    chooser: str
+    rule: str
+    outcomes: list[str]
+
+
+@dataclass
+class Violation:
+    rule: str
+    code: str
+    objects: list[str]
+    message: str
+
+
+@dataclass
+class Ruling:
+    id: str | None
+    rules: str
+    objects: dict[str, ObjectRuling] = field(default_factory=dict)
+    abilities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    planar_controller: str | None = None
+    controlled_players: dict[str, str] = field(default_factory=dict)
+    left_game: dict[str, str] = field(default_factory=dict)
+    choices: list[Choice] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+
+    def owner(self, object_id: str) -> str | None:
+        return self.objects[object_id].owner
+
+    def controller(self, object_id: str, at: int | None = None) -> str | None:
+        """The controller now, or at timestamp ``at`` (None when it had none)."""
+        obj = self.objects[object_id]
+        if at is None:
+            return obj.controller
+        return obj.history.get(at)
+
+    def you(self, object_id: str) -> str | None:
+        return self.objects[object_id].you
+
+    def may_activate(self, ability_id: str) -> str | None:
+        return self.abilities.get(ability_id, {}).get("may_activate")
+
+    def because(self, object_id: str, fact: str) -> list[Because]:
+        return [b for b in self.objects[object_id].because if b.fact == fact]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
+def _render(kind: str, value: object, names: Names) -> str:
+    if kind in "poe" and isinstance(value, int):
+        return names.name(value) if value else "nobody"
+    if kind == "z":
+        return str(value).replace("_", "-")
+    if kind == "f":
+        return FATES.get(str(value), str(value))
+    return str(value)
+
+
+def via_text(kind: str, a: object, b: object, names: Names) -> str:
+    template, ka, kb = VIA.get(kind, (kind + " {a} {b}", "n", "n"))
+    return template.format(a=_render(ka, a, names), b=_render(kb, b, names))
+
+
+def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names) -> Ruling:
+    """The ruling for one snapshot from its shown atoms."""
+    ruling = Ruling(id=doc.get("id"), rules=version)
+    objects = ruling.objects
+    for obj in doc.get("objects", []):
+        objects[obj["id"]] = ObjectRuling()
+        for ab in obj.get("abilities", ()):
+            ruling.abilities[ab["id"]] = {"may_activate": None, "because": []}
+    name = names.name
+    choices: dict[tuple[int, str, int, str], list[str]] = {}
+    for pred, args in sorted(atoms, key=_atom_order):
+        if pred in ("owner", "controller", "default_controller", "you"):
+            o, p = args
+            if name(o) in objects:  # type: ignore[arg-type]
+                setattr(objects[name(o)], pred, name(p))  # type: ignore[arg-type]
+        elif pred == "because":
+            o, fact, rule, kind, a, b = args
+            item = Because(str(rule), str(fact), via_text(str(kind), a, b, names))
+            if fact == "may_activate":
+                ruling.abilities.setdefault(name(o), {"may_activate": None, "because": []})[  # type: ignore[arg-type]
+                    "because"].append(asdict(item))
+            elif name(o) in objects:  # type: ignore[arg-type]
+                objects[name(o)].because.append(item)  # type: ignore[arg-type]
+        elif pred == "may_activate":
+            a, p = args
+            ruling.abilities.setdefault(name(a), {"may_activate": None, "because": []})[  # type: ignore[arg-type]
+                "may_activate"] = name(p)  # type: ignore[arg-type]
+        elif pred == "history":
+            o, t, p = args
+            objects[name(o)].history[t] = name(p)  # type: ignore[arg-type,index]
+        elif pred == "planar_controller":
+            ruling.planar_controller = name(args[0])  # type: ignore[arg-type]
+        elif pred == "controlled_player":
+            q, p, _rule, _e = args
+            ruling.controlled_players[name(q)] = name(p)  # type: ignore[arg-type]
+        elif pred == "fate":
+            o, fate, _rule, t = args
+            if t <= ruling_now(doc, atoms):  # type: ignore[operator]
+                ruling.left_game[name(o)] = FATES[str(fate)]  # type: ignore[arg-type]
+        elif pred == "choice":
+            o, fact, chooser, rule, p = args
+            choices.setdefault((o, str(fact), chooser, str(rule)), []).append(name(p))  # type: ignore[arg-type]
+        elif pred == "violation":
+            rule, code, x, y = args
+            ids = [name(v) for v in (x, y) if isinstance(v, int) and v > 0 and code != "claim_contradicts"]
+            if code == "claim_contradicts":
+                ids = [name(x)]  # type: ignore[arg-type]
+            message = MESSAGES.get(str(code), str(code)).format(
+                x=_render("o", x, names), y=y if code == "claim_contradicts" else _render("o", y, names))
+            ruling.violations.append(Violation(str(rule), str(code).replace("_", "-"), ids, message))
+    for (o, fact, chooser, rule), outcomes in choices.items():
+        ruling.choices.append(Choice(name(o), fact, name(chooser), rule, sorted(outcomes)))  # type: ignore[arg-type]
+    return ruling
+
+
+def ruling_now(doc: dict[str, Any], atoms: list[Atom]) -> int:
+    from .facts import default_now
+
+    return doc.get("now", default_now(doc))
+
+
+def _atom_order(atom: Atom) -> tuple[str, str]:
+    return atom[0], str(atom[1])

@@ -1,0 +1,1 @@
+"""The rules catalog (package data)."""
