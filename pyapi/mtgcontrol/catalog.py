@@ -42,7 +42,7 @@ class UnknownVersion(ValueError):
 def versions() -> tuple[Version, ...]:
     """Every supported version, oldest first."""
     found = []
-    for entry in resources.files("mtgcontrol.catalog").iterdir():
+    for entry in resources.files("mtgcontrol.ruledata").iterdir():
         if entry.name.endswith(".toml"):
             data = tomllib.loads(entry.read_text(encoding="utf-8"))
             rules = tuple(

@@ -28,6 +28,10 @@ VIA: dict[str, tuple[str, str, str]] = {
     "card_owner": ("owner of the card {a}", "o", "n"),
     "effect": ("effect {a}", "e", "n"),
     "latest_of": ("effect {a} has the latest timestamp of the {b} that apply", "e", "n"),
+    "never_began": ("effect {a} never began: at {b} its player did not control its source",
+                    "e", "t"),
+    "ended_for_good": ("effect {a} ended for good when its player lost control of its source",
+                       "e", "n"),
     "overridden": ("effect {a} applies but is overridden by effect {b}", "e", "e"),
     "you_of_source": ("effect {a}: its source is controlled by {b}", "e", "p"),
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
@@ -69,6 +73,13 @@ MESSAGES: dict[str, str] = {
 }
 
 
+# How many of a violation's two arguments are objects or effects (the rest are
+# players or claim numbers, named in the message).
+OBJECT_ARGS = {"after_leaving": 1, "claim_contradicts": 1, "spell_caster_unknown": 1,
+               "no_controller": 1, "no_owner": 1, "two_owners": 1, "no_entry": 1,
+               "no_caster": 1, "no_origin": 1}
+
+
 @dataclass
 class Because:
     rule: str
@@ -83,7 +94,7 @@ class ObjectRuling:
     you: str | None = None
     default_controller: str | None = None
     because: list[Because] = field(default_factory=list)
-    history: dict[int, str] = field(default_factory=dict)
+    history: dict[int, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -123,7 +134,7 @@ class Ruling:
         obj = self.objects[object_id]
         if at is None:
             return obj.controller
-        return obj.history.get(at)
+        return controller_at(obj.history, at)
 
     def you(self, object_id: str) -> str | None:
         return self.objects[object_id].you
@@ -185,7 +196,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
                 "may_activate"] = name(p)  # type: ignore[arg-type]
         elif pred == "history":
             o, t, p = args
-            objects[name(o)].history[t] = name(p)  # type: ignore[arg-type,index]
+            objects[name(o)].history[t] = name(p) if p else None  # type: ignore[arg-type,index]
         elif pred == "planar_controller":
             ruling.planar_controller = name(args[0])  # type: ignore[arg-type]
         elif pred == "controlled_player":
@@ -200,15 +211,19 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             choices.setdefault((o, str(fact), chooser, str(rule)), []).append(name(p))  # type: ignore[arg-type]
         elif pred == "violation":
             rule, code, x, y = args
-            ids = [name(v) for v in (x, y) if isinstance(v, int) and v > 0 and code != "claim_contradicts"]
-            if code == "claim_contradicts":
-                ids = [name(x)]  # type: ignore[arg-type]
+            ids = [name(v) for v in (x, y)[:OBJECT_ARGS.get(str(code), 2)] if v]
             message = MESSAGES.get(str(code), str(code)).format(
                 x=_render("o", x, names), y=y if code == "claim_contradicts" else _render("o", y, names))
             ruling.violations.append(Violation(str(rule), str(code).replace("_", "-"), ids, message))
     for (o, fact, chooser, rule), outcomes in choices.items():
         ruling.choices.append(Choice(name(o), fact, name(chooser), rule, sorted(outcomes)))  # type: ignore[arg-type]
     return ruling
+
+
+def controller_at(history: dict[int, str | None], at: int) -> str | None:
+    """The controller at any moment: control changes only at the recorded time points."""
+    before = [t for t in history if t <= at]
+    return history[max(before)] if before else None
 
 
 def ruling_now(doc: dict[str, Any], atoms: list[Atom]) -> int:

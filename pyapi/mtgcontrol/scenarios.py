@@ -19,7 +19,7 @@ import yaml
 
 
 from .api import InputError, adjudicate
-from .ruling import Ruling
+from .ruling import Ruling, controller_at
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -112,7 +112,7 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
             if not any(str(text) in v for v in vias):
                 found.append(f"objects.{oid}.via: no because mentions {text!r}")
         for at, player in (fields.get("controller_at") or {}).items():
-            actual = obj["history"].get(int(at))
+            actual = controller_at(obj["history"], int(at))
             if actual != player:
                 found.append(f"objects.{oid}.controller_at.{at}: expected {player!r}, "
                              f"got {actual!r}")
