@@ -70,11 +70,52 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                    help="a proposal file layered over the rules (repeatable)")
 
-    p = sub.add_parser("rules", help="the rules catalog with its coverage",
+    p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
                                    "encodes, a paraphrase, the encoding file and the scenarios "
-                                   "that cover it.")
+                                   "that cover it.  `mtgcontrol rules diff OLD.txt NEW.txt` "
+                                   "compares two CR text files.")
     p.add_argument("--version", metavar="DATE", help="default: the newest")
+    rules_sub = p.add_subparsers(dest="rules_command", metavar="[diff]")
+    d = rules_sub.add_parser("diff", help="ownership/control rules changed between two CR texts",
+                             description="List the ownership and control rules whose text "
+                                         "changed, appeared or disappeared between two CR "
+                                         "files in the official plain-text format, matched "
+                                         "across renumbering, with the encodings citing them.")
+    d.add_argument("old", metavar="OLD.txt")
+    d.add_argument("new", metavar="NEW.txt")
+    d.add_argument("--format", choices=("text", "json"), default="text")
+
+    bounds = argparse.ArgumentParser(add_help=False)
+    bounds.add_argument("--players", type=int, default=2, help="players (default 2)")
+    bounds.add_argument("--objects", type=int, default=2, help="objects at most (default 2)")
+    bounds.add_argument("--effects", type=int, default=1, help="effects at most (default 1)")
+    bounds.add_argument("--format", choices=("text", "json"), default="text")
+    bounds.add_argument("--change", metavar="FILE.lp", action="append", default=[],
+                        help="a proposal file layered over the rules (repeatable)")
+
+    p = sub.add_parser("impact", parents=[bounds],
+                       help="what changes between two CR versions (or with a proposal)",
+                       description="Judge a corpus (JSON Lines) under two versions and report "
+                                   "every snapshot and object whose owner, controller, fate, "
+                                   "choices or violations differ, grouped by the rule "
+                                   "responsible.  With --exhaustive, search every small "
+                                   "snapshot within the bounds and give one minimal witness "
+                                   "per kind of difference.  --change applies to the --to side.")
+    p.add_argument("corpus", nargs="?", metavar="CORPUS.jsonl")
+    p.add_argument("--from", dest="from_version", required=True, metavar="V1")
+    p.add_argument("--to", dest="to_version", required=True, metavar="V2")
+    p.add_argument("--exhaustive", action="store_true",
+                   help="search all small snapshots instead of a corpus")
+    p.add_argument("--batch-size", type=int, default=500)
+
+    p = sub.add_parser("verify", parents=[bounds],
+                       help="check that every permanent and spell gets exactly one controller",
+                       description="Search every small snapshot within the bounds and report, "
+                                   "with a minimal counterexample each, where the rules of a "
+                                   "version leave a permanent or spell without exactly one "
+                                   "controller, leave a choice, or report a conflict.")
+    p.add_argument("--rules", metavar="DATE", help="default: the newest")
     return parser
 
 
@@ -162,6 +203,10 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    if args.rules_command == "diff":
+        from .rulediff import cmd_rules_diff
+
+        return cmd_rules_diff(args)
     from .coverage import print_catalog
 
     if args.version is not None:
@@ -169,8 +214,24 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return print_catalog(catalog.resolve(args.version))
 
 
+def cmd_impact(args: argparse.Namespace) -> int:
+    from .research import cmd_impact as run
+
+    catalog_check(args.from_version)
+    catalog_check(args.to_version)
+    return run(args, _changes(args))
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .research import cmd_verify as run
+
+    if args.rules is not None:
+        catalog_check(args.rules)
+    return run(args, _changes(args))
+
+
 COMMANDS = {"adjudicate": cmd_adjudicate, "batch": cmd_batch, "check": cmd_check,
-            "test": cmd_test, "rules": cmd_rules}
+            "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact, "verify": cmd_verify}
 
 if __name__ == "__main__":
     raise SystemExit(main())
