@@ -53,7 +53,8 @@ def load_snapshot(snapshot: Any) -> tuple[Any, str]:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as err:
-            raise InputError([InputProblem(str(path), "$", f"a readable file ({err.strerror})")])
+            raise InputError([InputProblem(str(path), "$", f"a readable file ({err.strerror})")]
+                             ) from None
         return parse_json(text, str(path)), str(path)
     if isinstance(snapshot, str):
         return parse_json(snapshot, "snapshot"), "snapshot"

@@ -14,9 +14,9 @@ from pathlib import Path
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot
 from .ruling import Ruling
-from .validate import InputProblem
 from .solve import load_changes
 from .text import ruling_table
+from .validate import InputProblem
 
 EPILOG = "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules."
 
@@ -127,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in err.problems:
             print(problem, file=sys.stderr)
         return 2
+    except catalog.UnknownVersion as err:
+        print(f"mtgcontrol: {err}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
 
@@ -161,11 +164,8 @@ def _judge(args: argparse.Namespace) -> list[Ruling]:
 
 
 def catalog_check(rules: str) -> None:
-    try:
-        catalog.resolve(rules)
-    except catalog.UnknownVersion as err:
-        print(f"--rules: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    """Fail early, as a usage error, on a version no supported version answers."""
+    catalog.resolve(rules)
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Card types the encodings read; any other type string is irrelevant to ownership and control.
-KNOWN_TYPES = frozenset(
-    "creature artifact enchantment aura equipment fortification land planeswalker battle "
-    "instant sorcery plane phenomenon vanguard scheme conspiracy dungeon".split()
-)
+KNOWN_TYPES = frozenset((
+    "creature", "artifact", "enchantment", "aura", "equipment", "fortification", "land",
+    "planeswalker", "battle", "instant", "sorcery", "plane", "phenomenon", "vanguard", "scheme",
+    "conspiracy", "dungeon"))
 # JSON enum value -> ASP constant (only closed vocabularies get here).
 CONST = {
     "delayed-triggered": "delayed",

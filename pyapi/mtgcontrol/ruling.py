@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .facts import Names
+from .facts import Names, default_now
 from .solve import Atom
 
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
@@ -40,6 +40,7 @@ VIA: dict[str, tuple[str, str, str]] = {
     "exchange": ("exchange {a}", "e", "n"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
+    "choice": ("an open choice for {a}", "p", "n"),
     "owner": ("its owner {a}", "p", "n"),
     "controller": ("its controller {a}", "p", "n"),
     "object": ("the object it is on, {a}", "o", "n"),
@@ -174,62 +175,59 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     for obj in doc.get("objects", []):
         objects[obj["id"]] = ObjectRuling()
         for ab in obj.get("abilities", ()):
-            ruling.abilities[ab["id"]] = {"may_activate": None, "because": []}
+            ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
     name = names.name
-    choices: dict[tuple[int, str, int, str], list[str]] = {}
+    now = doc.get("now", default_now(doc))
+    choices: dict[tuple[str, str, str, str], list[str]] = {}
     for pred, args in sorted(atoms, key=_atom_order):
+        a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
-            o, p = args
-            if name(o) in objects:  # type: ignore[arg-type]
-                setattr(objects[name(o)], pred, name(p))  # type: ignore[arg-type]
+            if name(a[0]) in objects:
+                setattr(objects[name(a[0])], pred, name(a[1]))
+            else:  # an ability listed on an object: only "you" is derived for it
+                ruling.abilities[name(a[0])][pred] = name(a[1])
         elif pred == "because":
-            o, fact, rule, kind, a, b = args
-            item = Because(str(rule), str(fact), via_text(str(kind), a, b, names))
-            if fact == "may_activate":
-                ruling.abilities.setdefault(name(o), {"may_activate": None, "because": []})[  # type: ignore[arg-type]
-                    "because"].append(asdict(item))
-            elif name(o) in objects:  # type: ignore[arg-type]
-                objects[name(o)].because.append(item)  # type: ignore[arg-type]
+            o, fact, rule, kind, x, y = a
+            item = Because(str(rule), str(fact), via_text(str(kind), x, y, names))
+            if name(o) not in objects:
+                ruling.abilities[name(o)]["because"].append(asdict(item))
+            else:
+                objects[name(o)].because.append(item)
         elif pred == "may_activate":
-            a, p = args
-            ruling.abilities.setdefault(name(a), {"may_activate": None, "because": []})[  # type: ignore[arg-type]
-                "may_activate"] = name(p)  # type: ignore[arg-type]
+            ruling.abilities[name(a[0])]["may_activate"] = name(a[1])
         elif pred == "history":
-            o, t, p = args
-            objects[name(o)].history[t] = name(p) if p else None  # type: ignore[arg-type,index]
+            o, t, p = a
+            objects[name(o)].history[t] = name(p) if p else None
         elif pred == "planar_controller":
-            ruling.planar_controller = name(args[0])  # type: ignore[arg-type]
+            ruling.planar_controller = name(a[0])
         elif pred == "controlled_player":
-            q, p, _rule, _e = args
-            ruling.controlled_players[name(q)] = name(p)  # type: ignore[arg-type]
+            ruling.controlled_players[name(a[0])] = name(a[1])
         elif pred == "fate":
-            o, fate, _rule, t = args
-            if t <= ruling_now(doc, atoms):  # type: ignore[operator]
-                ruling.left_game[name(o)] = FATES[str(fate)]  # type: ignore[arg-type]
+            o, fate, _rule, t = a
+            if t <= now:
+                ruling.left_game[name(o)] = FATES[fate]
         elif pred == "choice":
-            o, fact, chooser, rule, p = args
-            choices.setdefault((o, str(fact), chooser, str(rule)), []).append(name(p))  # type: ignore[arg-type]
+            o, fact, chooser, rule, p = a
+            choices.setdefault((name(o), str(fact), name(chooser), str(rule)), []).append(name(p))
         elif pred == "violation":
-            rule, code, x, y = args
-            ids = [name(v) for v in (x, y)[:OBJECT_ARGS.get(str(code), 2)] if v]
-            message = MESSAGES.get(str(code), str(code)).format(
-                x=_render("o", x, names), y=y if code == "claim_contradicts" else _render("o", y, names))
-            ruling.violations.append(Violation(str(rule), str(code).replace("_", "-"), ids, message))
+            ruling.violations.append(violation(*a, names=names))
     for (o, fact, chooser, rule), outcomes in choices.items():
-        ruling.choices.append(Choice(name(o), fact, name(chooser), rule, sorted(outcomes)))  # type: ignore[arg-type]
+        ruling.choices.append(Choice(o, fact, chooser, rule, sorted(outcomes)))
     return ruling
+
+
+def violation(rule: str, code: str, x: int, y: int, names: Names) -> Violation:
+    """A violation from ``violation(S,Rule,Code,X,Y)``; X and Y as the code says."""
+    ids = [names.name(v) for v in (x, y)[:OBJECT_ARGS.get(code, 2)] if v]
+    shown_y = str(y) if code == "claim_contradicts" else _render("o", y, names)
+    message = MESSAGES.get(code, code).format(x=_render("o", x, names), y=shown_y)
+    return Violation(str(rule), code.replace("_", "-"), ids, message)
 
 
 def controller_at(history: dict[int, str | None], at: int) -> str | None:
     """The controller at any moment: control changes only at the recorded time points."""
     before = [t for t in history if t <= at]
     return history[max(before)] if before else None
-
-
-def ruling_now(doc: dict[str, Any], atoms: list[Atom]) -> int:
-    from .facts import default_now
-
-    return doc.get("now", default_now(doc))
 
 
 def _atom_order(atom: Atom) -> tuple[str, str]:

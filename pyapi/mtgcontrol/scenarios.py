@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-
 
 from .api import InputError, adjudicate
 from .ruling import Ruling, controller_at

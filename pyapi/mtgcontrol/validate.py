@@ -155,7 +155,7 @@ def _describe(value: object) -> str:
 
 def _show_name(name: str) -> str:
     """The snapshot name as shown at the start of a message."""
-    if name and len(name) <= SHOWN_CHARS and name.isprintable() and name == name.strip():
+    if name and len(name) <= 4 * SHOWN_CHARS and name.isprintable() and name == name.strip():
         return name
     return _show_str(name)
 

@@ -1,0 +1,293 @@
+"""Write a corpus of realistic random snapshots, one JSON document per line.
+
+    python benchmarks/make_corpus.py N SEED [--bad-lines RATE] > corpus.jsonl
+
+Each snapshot has 2-4 players (sometimes one who left the game), 3-12 objects of
+mixed kinds (permanents, Auras, tokens, spells, copies, abilities, cards in hidden
+zones, emblems, planes) with the history fields ownership and control depend on,
+and 0-4 control effects (resolution steals, control Auras, exchanges, player
+control).  Every line is a valid snapshot/1 document, except that with
+``--bad-lines RATE`` about that fraction of lines is broken on purpose (bad JSON,
+missing fields, unknown references), so that error handling is exercised too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+NAMES = ["alice", "bob", "carol", "dave"]
+VERSIONS = ["2012-10-01", "2017-04-28", "2020-11-20", "2024-11-08", "2026-08-07"]
+
+
+class Builder:
+    """One random snapshot, built event by event in time order."""
+
+    def __init__(self, rng: random.Random, n: int) -> None:
+        self.rng = rng
+        self.n = n
+        self.time = rng.randint(0, 3)
+        nplayers = rng.choice((2, 2, 2, 3, 3, 4))
+        self.players: list[str] = NAMES[:nplayers]
+        self.objects: list[dict[str, Any]] = []
+        self.effects: list[dict[str, Any]] = []
+        self.permanents: list[str] = []   # ids of permanents on the battlefield
+        self.creatures: list[str] = []
+        self.spells: list[str] = []       # cards and copies on the stack
+        self.graveyard: list[str] = []    # possible sources of resolved effects
+        self.owner: dict[str, str] = {}
+        self.under: dict[str, str] = {}
+
+    def tick(self, most: int = 3) -> int:
+        self.time += self.rng.randint(1, most)
+        return self.time
+
+    def player(self) -> str:
+        return self.rng.choice(self.players)
+
+    def other(self, p: str) -> str:
+        return self.rng.choice([q for q in self.players if q != p])
+
+    def new_id(self, prefix: str) -> str:
+        return f"{prefix}{len(self.objects) + 1}"
+
+    # --- objects -----------------------------------------------------------------
+    def permanent(self) -> None:
+        oid = self.new_id("c")
+        owner = self.player()
+        under = owner if self.rng.random() < 0.85 else self.other(owner)
+        types = self.rng.choice((["creature"], ["creature"], ["land"], ["artifact"],
+                                 ["artifact", "creature"], ["enchantment"], ["planeswalker"]))
+        obj = {"id": oid, "kind": "card", "zone": "battlefield", "types": types,
+               "start": {"zone": "library", "player": owner},
+               "entered": {"at": self.tick(), "under": under}}
+        if "land" not in types and self.rng.random() < 0.5:
+            obj["entered"]["spell_put_on_stack_by"] = under
+        if self.rng.random() < 0.2:
+            obj["tapped"] = True
+        if "land" in types and self.rng.random() < 0.5:
+            obj["abilities"] = [{"id": f"{oid}-mana", "kind": "mana"}]
+        self.objects.append(obj)
+        self.permanents.append(oid)
+        if "creature" in types:
+            self.creatures.append(oid)
+        self.owner[oid], self.under[oid] = owner, under
+
+    def stolen_spell_permanent(self) -> None:
+        if len(self.effects) >= 4:
+            return self.permanent()
+        oid = self.new_id("c")
+        owner = self.player()
+        thief = self.other(owner)
+        src = self.new_id("g")
+        self.objects.append({"id": src, "kind": "card", "zone": "graveyard",
+                             "types": ["instant"], "start": {"zone": "library", "player": thief}})
+        eid = f"e{len(self.effects) + 1}"
+        self.tick()  # the spell is cast
+        stolen = self.tick()
+        self.effects.append({"id": eid, "kind": "control", "origin": "resolution",
+                             "source": src, "player": thief, "objects": [oid],
+                             "timestamp": stolen})
+        self.objects.append({"id": oid, "kind": "card", "zone": "battlefield",
+                             "types": ["creature"], "start": {"zone": "library", "player": owner},
+                             "entered": {"at": self.tick(), "under": thief,
+                                         "spell_put_on_stack_by": owner,
+                                         "spell_control_effect": eid}})
+        self.permanents.append(oid)
+        self.creatures.append(oid)
+        self.owner[oid], self.under[oid] = owner, thief
+
+    def aura(self) -> None:
+        if not self.creatures:
+            return self.permanent()
+        target = self.rng.choice(self.creatures)
+        oid = self.new_id("a")
+        owner = self.rng.choice([p for p in self.players if p != self.under[target]])
+        at = self.tick()
+        self.objects.append({"id": oid, "kind": "card", "zone": "battlefield",
+                             "types": ["enchantment", "aura"],
+                             "start": {"zone": "library", "player": owner},
+                             "entered": {"at": at, "under": owner}, "attached_to": target})
+        self.permanents.append(oid)
+        self.owner[oid], self.under[oid] = owner, owner
+        if len(self.effects) < 4 and self.rng.random() < 0.8:
+            self.effects.append({"id": f"e{len(self.effects) + 1}", "kind": "control",
+                                 "origin": "static", "source": oid, "attached": True,
+                                 "timestamp": at})
+
+    def token(self) -> None:
+        oid = self.new_id("t")
+        by = self.player()
+        under = by if self.rng.random() < 0.85 else self.other(by)
+        at = self.tick()
+        self.objects.append({"id": oid, "kind": "token", "zone": "battlefield",
+                             "types": ["creature"], "created": {"at": at, "by": by},
+                             "entered": {"at": at, "under": under}})
+        self.permanents.append(oid)
+        self.creatures.append(oid)
+        self.owner[oid], self.under[oid] = by, under
+
+    def hidden_card(self) -> None:
+        oid = self.new_id("h")
+        zone = self.rng.choice(("library", "hand", "hand", "graveyard", "exile"))
+        owner = self.player()
+        self.objects.append({"id": oid, "kind": "card", "zone": zone,
+                             "types": [self.rng.choice(("creature", "instant", "sorcery",
+                                                        "land"))],
+                             "start": {"zone": "library", "player": owner}})
+        if zone == "graveyard":
+            self.graveyard.append(oid)
+
+    def spell(self) -> None:
+        oid = self.new_id("s")
+        owner = self.player()
+        by = owner if self.rng.random() < 0.9 else self.other(owner)
+        self.objects.append({"id": oid, "kind": "card", "zone": "stack",
+                             "types": [self.rng.choice(("instant", "sorcery", "creature"))],
+                             "start": {"zone": "library", "player": owner},
+                             "put_on_stack": {"at": self.tick(), "by": by}})
+        self.spells.append(oid)
+
+    def copy(self) -> None:
+        if not self.spells:
+            return self.spell()
+        oid = self.new_id("k")
+        by = self.player()
+        self.objects.append({"id": oid, "kind": "copy", "zone": "stack", "types": ["instant"],
+                             "copy_of": self.rng.choice(self.spells),
+                             "put_on_stack": {"at": self.tick(), "by": by}})
+
+    def ability(self) -> None:
+        if not self.permanents:
+            return self.permanent()
+        src = self.rng.choice(self.permanents)
+        oid = self.new_id("ab")
+        at = self.tick()
+        if self.rng.random() < 0.5:
+            obj = {"id": oid, "kind": "ability", "zone": "stack", "source": src,
+                   "ability": "activated", "activated": {"at": at, "by": self.under[src]}}
+        else:
+            obj = {"id": oid, "kind": "ability", "zone": "stack", "source": src,
+                   "ability": "triggered",
+                   "triggered": {"at": at, "source_zone": "battlefield"}}
+            if self.rng.random() < 0.3:
+                obj["waiting"] = True
+        self.objects.append(obj)
+
+    def emblem(self) -> None:
+        self.objects.append({"id": self.new_id("em"), "kind": "emblem", "zone": "command",
+                             "created": {"at": self.tick(), "by": self.player()}})
+
+    def plane(self) -> None:
+        owner = self.player()
+        self.objects.append({"id": self.new_id("pl"), "kind": "card", "zone": "command",
+                             "types": ["plane"], "start": {"zone": "planar-deck", "player": owner},
+                             "turned_face_up_at": self.tick()})
+
+    # --- effects -----------------------------------------------------------------
+    def steal(self) -> None:
+        if not self.creatures:
+            return
+        target = self.rng.choice(self.creatures)
+        thief = self.other(self.under[target])
+        if self.graveyard:
+            src = self.rng.choice(self.graveyard)
+        else:
+            src = self.new_id("g")
+            self.objects.append({"id": src, "kind": "card", "zone": "graveyard",
+                                 "types": ["sorcery"],
+                                 "start": {"zone": "library", "player": thief}})
+            self.graveyard.append(src)
+        eff: dict[str, Any] = {"id": f"e{len(self.effects) + 1}", "kind": "control",
+                               "origin": "resolution", "source": src, "player": thief,
+                               "objects": [target], "timestamp": self.tick()}
+        if self.rng.random() < 0.4:
+            eff["duration"] = "end-of-turn"
+            if self.rng.random() < 0.5:
+                eff["ended_at"] = self.tick()
+        self.effects.append(eff)
+
+    def exchange(self) -> None:
+        if len(self.permanents) < 2:
+            return
+        a, b = self.rng.sample(self.permanents, 2)
+        self.effects.append({"id": f"e{len(self.effects) + 1}", "kind": "exchange",
+                             "origin": "resolution", "source": a, "objects": [a, b],
+                             "timestamp": self.tick()})
+
+    def control_player(self) -> None:
+        p = self.player()
+        self.effects.append({"id": f"e{len(self.effects) + 1}", "kind": "control-player",
+                             "source": self.objects[0]["id"], "player": p,
+                             "controlled": self.other(p), "timestamp": self.tick(),
+                             "duration": "end-of-turn"})
+
+    def build(self) -> dict[str, Any]:
+        rng = self.rng
+        makers = [(self.permanent, 30), (self.aura, 8), (self.token, 10), (self.hidden_card, 15),
+                  (self.spell, 8), (self.copy, 4), (self.ability, 10), (self.emblem, 3),
+                  (self.stolen_spell_permanent, 3), (self.plane, 2)]
+        funcs, weights = zip(*makers, strict=True)
+        target = rng.randint(3, 12)
+        while len(self.objects) < target:
+            rng.choices(funcs, weights)[0]()
+        wanted = rng.choice((0, 0, 1, 1, 2, 3, 4))
+        tries = 0
+        while len(self.effects) < wanted and tries < 10:
+            tries += 1
+            rng.choices((self.steal, self.exchange, self.control_player), (6, 2, 1))[0]()
+        doc: dict[str, Any] = {"id": f"snap{self.n}", "players": list(self.players),
+                               "objects": self.objects, "effects": self.effects}
+        active = rng.choice(self.players)
+        if active != self.players[0]:
+            doc["active_player"] = active
+        if len(self.players) > 2 and rng.random() < 0.25:
+            leaver = rng.choice([p for p in self.players if p != active])
+            seat = self.players.index(leaver)
+            doc["players"][seat] = {"id": leaver, "left_at": self.tick()}
+        if rng.random() < 0.3:
+            doc["rules"] = rng.choice(VERSIONS)
+        if rng.random() < 0.5:
+            doc["now"] = self.tick()
+        return doc
+
+
+def broken(rng: random.Random, doc: dict[str, Any]) -> str:
+    """A deliberately bad line."""
+    how = rng.randrange(4)
+    if how == 0:
+        return json.dumps(doc)[:-7]                       # truncated JSON
+    if how == 1:
+        doc["objects"][0].pop("kind", None)               # a required field missing
+    elif how == 2:
+        doc["effects"].append({"id": "ex", "kind": "control", "origin": "resolution",
+                               "source": "nowhere", "player": "zed", "objects": ["ghost"],
+                               "timestamp": 1})           # unknown references
+    else:
+        doc["players"] = "alice"                         # wrong type
+    return json.dumps(doc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", type=int, help="number of snapshots")
+    parser.add_argument("seed", type=int, help="random seed")
+    parser.add_argument("--bad-lines", type=float, default=0.0, metavar="RATE",
+                        help="fraction of deliberately invalid lines (default 0)")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    out = sys.stdout
+    for i in range(args.n):
+        doc = Builder(rng, i + 1).build()
+        if args.bad_lines and rng.random() < args.bad_lines:
+            out.write(broken(rng, doc) + "\n")
+        else:
+            out.write(json.dumps(doc, separators=(",", ":")) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
