@@ -215,3 +215,17 @@ def test_choices_name_chooser_and_outcomes() -> None:
         "x", "alice", "613.6j", ["alice", "bob"])
     assert adjudicate(ROOT / "examples" / "06-simultaneous-auras-2017.json",
                       rules="2026-08-07").controller("x") == "bob"
+
+
+def test_broken_or_contradictory_proposals_are_reported(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.lp"
+    bad.write_text("off(\"111.2\"")
+    example = str(ROOT / "examples" / "02-token-for-an-opponent.json")
+    assert main(["adjudicate", "--change", str(bad), example]) == 2
+    assert "could not be grounded" in capsys.readouterr().err
+    bad.write_text(":- snap(S).")
+    assert main(["adjudicate", "--change", str(bad), example]) == 2
+    assert "no answer" in capsys.readouterr().err
+    assert main(["adjudicate", "--change", str(tmp_path / "none.lp"), example]) == 2
+    assert "readable proposal file" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from pathlib import Path
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot
 from .ruling import Ruling
-from .solve import load_changes
+from .solve import NoRuling, load_changes
 from .text import ruling_table
 from .validate import InputProblem
 
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in err.problems:
             print(problem, file=sys.stderr)
         return 2
-    except catalog.UnknownVersion as err:
+    except (catalog.UnknownVersion, NoRuling) as err:
         print(f"mtgcontrol: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Card types the encodings read; any other type string is irrelevant to ownership and control.
+# Card types a ruling may depend on (Auras, Equipment, variant cards, ...) or that a
+# proposal may want to test; any other type string is dropped.
 KNOWN_TYPES = frozenset((
     "creature", "artifact", "enchantment", "aura", "equipment", "fortification", "land",
     "planeswalker", "battle", "instant", "sorcery", "plane", "phenomenon", "vanguard", "scheme",

@@ -48,9 +48,10 @@ text), ``examples changed`` (the rule text is the same, the examples are not),
 so such a change is ``changed``, with a note saying so.
 
 Encodings.  A reported rule maps to its catalog group(s) (its old number in the old
-version's catalog, its new number in the new one's); an encoding cites a group when the
-group id appears as a double-quoted string (``"613.7m"``) in the code of a ``.lp`` file of
-the installed package ``mtgcontrol.encodings`` (``%`` comments are ignored).
+version's catalog, its new number in the new one's; a rule outside the catalog maps to the
+group of its family head when that is catalogued: 707.10e to 707.10); an encoding cites a
+group when the group id appears as a double-quoted string (``"613.7m"``) in the code of a
+``.lp`` file of the installed package ``mtgcontrol.encodings`` (``%`` comments ignored).
 """
 
 from __future__ import annotations
@@ -94,9 +95,8 @@ CRITERION = (
     "control/controller/owner/own as a word"
 )
 MATCHING = (
-    f"matched by identical normalised text, then catalog group, then number, then text "
-    f"similarity >= "
-    f"{SIMILARITY}, then cross-reference evidence"
+    "matched by identical normalised text, then catalog group, then number, then text "
+    f"similarity >= {SIMILARITY}, then cross-reference evidence"
 )
 
 KINDS = ("changed", "appeared", "disappeared", "examples changed", "editorial", "renumbered")
@@ -283,9 +283,10 @@ def _hash(text: str) -> str:
 
 
 def _sort_key(number: str) -> tuple[int, int, str]:
-    section, _, rest = number.partition(".")
-    digits = re.match(r"\d+", rest)
-    return int(section), int(digits.group()) if digits else 0, rest[digits.end():] if digits else rest
+    found = re.fullmatch(r"(\d+)\.(\d+)([a-z]*)", number)
+    if found is None:
+        return 0, 0, number
+    return int(found.group(1)), int(found.group(2)), found.group(3)
 
 
 def _family(number: str) -> str:
@@ -336,6 +337,11 @@ class _Scope:
         if self.version is None:
             return "none (numbers of every supported version)"
         return self.version if self.exact else f"{self.version} (nearest older) + any version"
+
+    def group(self, number: str) -> str | None:
+        """The catalog group of `number`, else that of its family head (707.10 for 707.10e)."""
+        entry = self.numbers.get(number) or self.numbers.get(_family(number))
+        return entry.group if entry else None
 
     def families(self) -> frozenset[str]:
         return frozenset(_family(n) for n in self.numbers)
@@ -630,11 +636,8 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
         kind, note = _classify(pair, renumbered, changed_numbers)
         if kind is None:
             continue
-        groups: set[str] = set()
-        if o is not None and o.number in scope_old.numbers:
-            groups.add(scope_old.numbers[o.number].group)
-        if n is not None and n.number in scope_new.numbers:
-            groups.add(scope_new.numbers[n.number].group)
+        groups = {g for g in (o and scope_old.group(o.number), n and scope_new.group(n.number))
+                  if g}
         encodings = sorted({f for g in groups for f in cited.get(g, ())})
         entry = (scope_new.numbers.get(n.number) if n else None) or \
             (scope_old.numbers.get(o.number) if o else None)

@@ -25,7 +25,7 @@ VIA: dict[str, tuple[str, str, str]] = {
     "entered": ("entered the battlefield at {a} under {b}", "t", "p"),
     "created": ("created at {a} by {b}", "t", "p"),
     "stack": ("put on the stack at {a} by {b}", "t", "p"),
-    "card_owner": ("owner of the card {a}", "o", "n"),
+    "card_owner": ("the owner of its card", "n", "n"),
     "effect": ("effect {a}", "e", "n"),
     "latest_of": ("effect {a} has the latest timestamp of the {b} that apply", "e", "n"),
     "never_began": ("effect {a} never began: at {b} its player did not control its source",
@@ -213,6 +213,8 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             ruling.violations.append(violation(*a, names=names))
     for (o, fact, chooser, rule), outcomes in choices.items():
         ruling.choices.append(Choice(o, fact, chooser, rule, sorted(outcomes)))
+    for obj in objects.values():
+        obj.history = dict(sorted(obj.history.items()))
     return ruling
 
 

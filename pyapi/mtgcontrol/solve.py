@@ -65,18 +65,29 @@ class Program:
 
 def solve(program: Program, facts: Sequence[str]) -> dict[int, list[Atom]]:
     """Judge a batch: ``facts[i]`` are snapshot ``i``'s facts.  Atoms by snapshot."""
-    ctl = clingo.Control(["--warn=none"])
-    ctl.add("base", [], program.text())
-    ctl.add("base", [], "\n".join(facts))
-    ctl.ground([("base", [])])
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda _code, text: messages.append(text))
+    try:
+        ctl.add("base", [], program.text())
+        ctl.add("base", [], "\n".join(facts))
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise NoRuling("the program could not be grounded (a proposal file's error?): "
+                       + " ".join(m.strip() for m in messages)) from None
     by_snapshot: dict[int, list[Atom]] = defaultdict(list)
     with ctl.solve(yield_=True) as handle:
-        for model in handle:
-            for sym in model.symbols(shown=True):
-                name, args = parse_atom(str(sym))
-                by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
-            break
+        model = next(iter(handle), None)
+        if model is None:
+            raise NoRuling("the rules have no answer for this batch: a proposal file's "
+                           "constraint rules out every ruling (use error/5 atoms instead)")
+        for sym in model.symbols(shown=True):
+            name, args = parse_atom(str(sym))
+            by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
     return by_snapshot
+
+
+class NoRuling(RuntimeError):
+    """The program had no answer set (only possible with a proposal's constraint)."""
 
 
 def load_changes(paths: Iterable[str | Path]) -> tuple[str, ...]:
