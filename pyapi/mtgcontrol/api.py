@@ -77,7 +77,7 @@ def version_for(doc: dict[str, Any], rules: str | None, name: str) -> catalog.Ve
         return catalog.resolve(wanted)
     except catalog.UnknownVersion as err:
         where = "rules" if rules is not None else "$.rules"
-        raise InputError([InputProblem(name, where, str(err).removeprefix("expected "))]) from None
+        raise InputError([InputProblem(name, where, str(err))]) from None
 
 
 def adjudicate(snapshot: Any, rules: str | None = None, changes: Sequence[str] = ()) -> Ruling:

@@ -62,17 +62,15 @@ def resolve(date: str | None) -> Version:
     if date is None:
         return newest()
     names = ", ".join(v.name for v in versions())
+    expected = (f"a supported CR version ({names}) or a later date YYYY-MM-DD, "
+                f"got {date!r}")
     try:
         day = dt.date.fromisoformat(date)
     except (TypeError, ValueError):
-        raise UnknownVersion(
-            f"expected a CR version or a date YYYY-MM-DD, got {date!r}; supported: {names}"
-        ) from None
+        raise UnknownVersion(expected) from None
     in_force = [v for v in versions() if dt.date.fromisoformat(v.name) <= day]
     if not in_force:
-        raise UnknownVersion(
-            f"no supported CR version was in force on {date}; supported: {names}"
-        )
+        raise UnknownVersion(expected + " (no supported version was in force then)")
     return in_force[-1]
 
 

@@ -128,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(problem, file=sys.stderr)
         return 2
     except (catalog.UnknownVersion, NoRuling) as err:
-        print(f"mtgcontrol: {err}", file=sys.stderr)
+        prefix = "--rules: expected " if isinstance(err, catalog.UnknownVersion) else ""
+        print(f"mtgcontrol: {prefix}{err}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -87,6 +87,8 @@ NUMBER_FLOOR = 0.4
 unrelated rule is not a match)."""
 EVIDENCE_FLOOR = 0.3
 """Least ratio for pairing two rules on cross-reference evidence."""
+WORD_SCREEN = 0.45
+"""Pairs whose ratio over words is below this are not compared character by character."""
 
 CRITERION = (
     "ownership/control rules: number in the rules catalog of the file's version (nearest "
@@ -266,6 +268,7 @@ def _they(found: re.Match[str]) -> str:
     return f"{they} {_plural(found.group(2))}" if found.group(2) else they
 
 
+@cache
 def normalise(text: str) -> str:
     """`fold` plus the gender-neutral pronoun changes: the editorial normal form."""
     text = fold(text)
@@ -314,6 +317,8 @@ class _Scope:
     """Number -> catalog entry, the file's own catalog first."""
     own: dict[str, catalog.CatalogRule]
     """Number -> catalog entry of the version used only."""
+    families: frozenset[str]
+    """The family heads (numbers up to the letter) of `numbers`."""
 
     @classmethod
     def of(cls, cr: CRText) -> _Scope:
@@ -330,7 +335,8 @@ class _Scope:
             for version in reversed(catalog.versions()):
                 for r in version.rules:
                     numbers.setdefault(r.number, r)
-        return cls(chosen.name if chosen else None, exact, numbers, own)
+        families = frozenset(_family(n) for n in numbers)
+        return cls(chosen.name if chosen else None, exact, numbers, own, families)
 
     @property
     def label(self) -> str:
@@ -343,14 +349,11 @@ class _Scope:
         entry = self.numbers.get(number) or self.numbers.get(_family(number))
         return entry.group if entry else None
 
-    def families(self) -> frozenset[str]:
-        return frozenset(_family(n) for n in self.numbers)
-
     def why(self, rule: Rule) -> str | None:
         """Why `rule` is an ownership/control rule, or None when it is not."""
         if rule.number in self.numbers:
             return "catalog"
-        if _family(rule.number) in self.families():
+        if _family(rule.number) in self.families:
             return "catalog family"
         if _CONTROL_WORD.search(rule.text):
             return "mentions control/owner"
@@ -427,17 +430,27 @@ def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | Non
             take(o, n, "number")
 
     # 4. best similarity among the unmatched, greedily
+    # (a ratio over words, cheap, screens the pairs first: it is never far below the ratio
+    # over characters for texts as alike as SIMILARITY)
     scored: list[tuple[float, str, str]] = []
-    for o in free_old.values():
-        a = normalise(o.text)
-        for n in free_new.values():
-            if not relevant(o, None) and not relevant(None, n):
+    words = difflib.SequenceMatcher(None, autojunk=False)
+    chars = difflib.SequenceMatcher(None, autojunk=False)
+    old_relevant = {number: relevant(o, None) for number, o in free_old.items()}
+    for n in free_new.values():
+        b = normalise(n.text)
+        words.set_seq2(b.split())
+        chars.set_seq2(b)
+        new_relevant = relevant(None, n)
+        for o in free_old.values():
+            if not new_relevant and not old_relevant[o.number]:
                 continue
-            matcher = difflib.SequenceMatcher(None, a, normalise(n.text), autojunk=False)
-            if matcher.real_quick_ratio() < SIMILARITY or matcher.quick_ratio() < SIMILARITY:
+            a = normalise(o.text)
+            words.set_seq1(a.split())
+            if (words.real_quick_ratio() < WORD_SCREEN or words.quick_ratio() < WORD_SCREEN
+                    or words.ratio() < WORD_SCREEN):
                 continue
-            ratio = matcher.ratio()
-            if ratio >= SIMILARITY:
+            chars.set_seq1(a)
+            if chars.quick_ratio() >= SIMILARITY and (ratio := chars.ratio()) >= SIMILARITY:
                 scored.append((ratio, o.number, n.number))
     for _, o_num, n_num in sorted(scored, key=lambda s: (-s[0], _sort_key(s[1]))):
         if o_num in free_old and n_num in free_new:
