@@ -39,7 +39,7 @@ def demo() -> None:
 
 def test() -> None:
     setup("[test]")
-    run(str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -176,31 +176,25 @@ def parse_cr(text: str, name: str = "<text>") -> CRText:
     text = text.lstrip("\ufeff")
     rules: dict[str, Rule] = {}
     current: Rule | None = None
-
-    def close() -> None:
-        if current is not None and current.number not in rules:
-            rules[current.number] = current
-
     for index, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip().lstrip("\ufeff")
         if not line:
             continue
-        if line.startswith("#"):
-            close()
+        if current is not None:
+            if line.startswith("Example:"):
+                current = replace(current, examples=(*current.examples, line))
+                continue
+            rules.setdefault(current.number, current)
             current = None
+        if line.startswith("#"):
             continue
         found = _RULE_LINE.match(line)
         if found:
-            close()
             current = Rule(found.group(1), found.group(2).strip(), (), index)
-        elif line.startswith("Example:") and current is not None:
-            current = Rule(current.number, current.text, (*current.examples, line), current.line)
-        else:
-            close()
-            current = None
-            if rules and line.lower() in _END_HEADINGS:
-                break
-    close()
+        elif rules and line.lower() in _END_HEADINGS:
+            break
+    if current is not None:
+        rules.setdefault(current.number, current)
     version, source = _effective(text, name)
     return CRText(name, version, source, tuple(rules.values()))
 
@@ -225,7 +219,7 @@ def read_cr(path: str | Path) -> CRText:
 # --- Normalisation --------------------------------------------------------------------------
 
 _QUOTES = str.maketrans({c: '"' for c in "“”„‟″«»"} | {c: "'" for c in "‘’‚‛′`"})
-_DASHES = re.compile(r"\s*(?:[‐‑‒–—―−]|--)\s*")
+_DASHES = re.compile(r"\s*[‐‑‒–—―−-]+\s*")
 _ELLIPSIS = re.compile(r"\.\s*\.\s*\.|…")
 _SPACES = re.compile(r"\s+")
 _PRONOUNS = (
@@ -243,10 +237,11 @@ _CONTROL_WORD = re.compile(
 
 
 def fold(text: str) -> str:
-    """Typography folded: quotes, dashes, ellipses, whitespace."""
+    """Typography folded: quotes, dashes and hyphens (``once—the``, ``once -- the``,
+    ``603.7d–f`` become ``once-the``, ``603.7d-f``), ellipses, whitespace."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     text = _ELLIPSIS.sub(" . . . ", text)
-    text = _DASHES.sub(" - ", text)
+    text = _DASHES.sub("-", text)
     return _SPACES.sub(" ", text).strip()
 
 
@@ -385,6 +380,8 @@ class _Pair:
     old: Rule | None
     new: Rule | None
     how: str = ""
+    via: str = ""
+    """For a cross-reference match: the matched rule whose reference changed."""
     same_text: bool = False
     """The normalised rule texts are equal (renumbering aside, the rule is the same)."""
 
@@ -396,9 +393,9 @@ def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | Non
     free_old = {r.number: r for r in old.rules}
     free_new = {r.number: r for r in new.rules}
 
-    def take(o: Rule, n: Rule, how: str) -> None:
+    def take(o: Rule, n: Rule, how: str, via: str = "") -> None:
         del free_old[o.number], free_new[n.number]
-        pairs.append(_Pair(o, n, how))
+        pairs.append(_Pair(o, n, how, via))
 
     # 1. identical normalised text; the same number first when a text repeats
     by_text: dict[str, list[Rule]] = defaultdict(list)
@@ -459,11 +456,13 @@ def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | Non
     # 5. cross-reference evidence from the matched pairs
     evidence: dict[str, set[str]] = defaultdict(set)
     backwards: dict[str, set[str]] = defaultdict(set)
+    witness: dict[str, str] = {}
     for pair in pairs:
         assert pair.old is not None and pair.new is not None
         for x, y in _reference_changes(pair.old.text, pair.new.text)[0]:
             evidence[x].add(y)
             backwards[y].add(x)
+            witness.setdefault(x, pair.new.number)
     for x, ys in sorted(evidence.items()):
         if len(ys) != 1:
             continue
@@ -472,7 +471,7 @@ def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | Non
             continue
         o, n = free_old[x], free_new[y]
         if _ratio(normalise(o.text), normalise(n.text)) >= EVIDENCE_FLOOR:
-            take(o, n, "cross-reference")
+            take(o, n, "cross-reference", witness[x])
 
     pairs.extend(_Pair(o, None) for o in free_old.values())
     pairs.extend(_Pair(None, n) for n in free_new.values())
@@ -623,7 +622,7 @@ class RulesDiff:
 
 
 def _shorten(text: str, limit: int) -> str:
-    text = fold(text)
+    text = _SPACES.sub(" ", text).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -698,7 +697,8 @@ def _classify(pair: _Pair, renumbered: dict[str, str], changed_numbers: set[str]
                                   else " (not checked: rule not in both files)")
                     if (x, y) in unverified else f"{x}→{y}" for x, y in refs)
     if pair.how == "cross-reference":
-        note = (note + "; " if note else "") + "matched by a changed cross-reference"
+        note = (note + "; " if note else "") + \
+            f"matched through rule {pair.via}, whose reference to {o.number} became {n.number}"
     examples_same = [normalise(e) for e in o.examples] == [normalise(e) for e in n.examples]
     if text == "changed":
         return "changed", note
