@@ -661,6 +661,8 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
         if o is not None and n is not None:
             if kind in ("changed", "editorial"):
                 text_diff = word_diff(o.text, n.text)
+                if kind == "editorial" and not text_diff and o.text != n.text:
+                    note = note or "typography only (quotes, dashes, ellipses, spacing)"
             if o.examples != n.examples:
                 examples_diff = word_diff(" ".join(o.examples), " ".join(n.examples))
         changes.append(RuleChange(
