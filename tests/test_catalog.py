@@ -2,10 +2,11 @@
 the scenario files and the CR extracts.
 
 (a) every catalog rule's group occurs in some encoding; (b) every group the
-encodings switch on is a catalog group; (c) every catalog rule is covered by a
-scenario under its version; (d) every number said to be in the extract is a rule
-line there; (e) one paraphrase per group.  Entries of ``[[unencoded]]`` are in
-scope but not expressible in snapshot/1: they need no encoding and no scenario.
+encodings name (``on(S,"G")`` and other quoted group ids) is a catalog group;
+(c) every catalog rule is covered by a scenario under its version; (d) every
+number said to be in the extract is a rule line there; (e) one paraphrase per
+group.  Entries of ``[[unencoded]]`` are in scope but not expressible in
+snapshot/1: they need no encoding and no scenario.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def test_every_encoded_group_is_in_the_catalog() -> None:
     groups = {r.group for v in VERSIONS for r in v.rules}
     unknown = [f'"{g}" in {", ".join(files)}'
                for g, files in sorted(coverage.encoded_groups().items()) if g not in groups]
-    assert not unknown, ("groups switched on in the encodings (on(S,\"G\")) that no catalog "
-                         "[[rule]] entry names, so they are never in force:" + _list(unknown))
+    assert not unknown, ("groups the encodings name (on(S,\"G\") or another quoted group id) "
+                         "that no catalog [[rule]] entry has, so they are never in force:"
+                         + _list(unknown))
 
 
 def test_unencoded_entries_are_complete_and_not_encoded() -> None:

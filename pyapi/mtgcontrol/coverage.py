@@ -30,7 +30,7 @@ import sys
 import textwrap
 import tomllib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -49,7 +49,10 @@ DEFAULT_SCENARIOS = Path("tests") / "scenarios"
 # (after the snapshot number).
 CITING_ATOMS = {"because": 2, "fate": 2, "choice": 3, "violation": 0, "controlled_player": 2}
 
+# A rule group named in an encoding: on(S,"G") and any other quoted group id.
 ON_GROUP = re.compile(r'on\(S,"([^"]+)"\)')
+GROUP_STRING = re.compile(r'"(\d{3}\.\d+[a-z]?(?:@\d{4}-\d\d-\d\d)?)"')
+COMMENT = re.compile(r"%.*")
 
 
 @dataclass(frozen=True)
@@ -121,10 +124,13 @@ def encodings_of(group: str) -> list[str]:
 
 
 def encoded_groups() -> dict[str, list[str]]:
-    """Every group switched on in the encodings (``on(S,"G")``): group -> files."""
+    """Every group the encodings' code names (comments aside): ``on(S,"G")``
+    literals and other quoted group ids, as in ``G = ("603.3a"; "113.8"), on(S,G)``;
+    group -> files."""
     found: dict[str, list[str]] = defaultdict(list)
     for name, text in encoding_texts().items():
-        for group in sorted(set(ON_GROUP.findall(text))):
+        code = COMMENT.sub("", text)
+        for group in sorted(set(ON_GROUP.findall(code)) | set(GROUP_STRING.findall(code))):
             found[group].append(name)
     return dict(found)
 
@@ -227,10 +233,11 @@ def _judge_citations(version: catalog.Version,
     return cited
 
 
-def cited_numbers(scenarios: Iterable[ScenarioFile], only: str | None = None
+def cited_numbers(scenarios: Sequence[ScenarioFile], only: str | None = None
                   ) -> dict[tuple[Path, str], set[str]]:
     """The rule numbers each scenario's ruling cites, per version it runs under (or
-    only under version ``only``); cached."""
+    only under version ``only``).  Cached: entries of scenario texts not among
+    ``scenarios`` are dropped whenever the cache is written."""
     engine = _engine_digest()
     path = _cache_file()
     entries = _read_cache(path, engine)
@@ -252,7 +259,9 @@ def cited_numbers(scenarios: Iterable[ScenarioFile], only: str | None = None
             result[(sc.path, name)] = numbers
             entries[f"{sc.digest}|{name}"] = sorted(numbers)
     if todo:
-        _write_cache(path, engine, entries)
+        known = {sc.digest for sc in scenarios}
+        _write_cache(path, engine, {k: v for k, v in entries.items()
+                                    if k.partition("|")[0] in known})
     return result
 
 
@@ -264,7 +273,7 @@ def scenario_coverage(version: catalog.Version | str | None, scenarios: Sequence
     runs under (``ambiguous_covers``) counts only where the ruling cites it."""
     name = _version(version).name
     runs = [sc for sc in scenarios if name in sc.versions]
-    cited = cited_numbers(runs, name) if dynamic else {}
+    cited = cited_numbers(scenarios, name) if dynamic else {}
     unclear = {(path, number) for path, number, _ in ambiguous_covers(runs)}
     covered: dict[str, set[Path]] = defaultdict(set)
     for sc in runs:
@@ -338,7 +347,7 @@ def print_catalog(version: catalog.Version | str | None = None,
         folder = DEFAULT_SCENARIOS if DEFAULT_SCENARIOS.is_dir() else None
     rows = sorted(coverage(v, folder), key=lambda r: _number_key(r.number))
     with_scenarios = folder is not None
-    print(f"CR {v.name}: {len(rows)} rules encoded"
+    print(f"CR {v.name}: {len(rows)} catalog rules"
           + (f", scenarios from {folder}" if with_scenarios else
              " (no scenario folder: encodings only)"), file=out)
     number_w = max([len("rule")] + [len(r.number) for r in rows])

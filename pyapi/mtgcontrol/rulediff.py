@@ -637,6 +637,7 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
                    (scope_old.own, scope_new.own))
     renumbered, changed_numbers = _renumbering(pairs, old)
     cited = citations()
+    old_numbers = {r.number for r in old.rules}
     changes: list[RuleChange] = []
     compared = 0
     for pair in pairs:
@@ -645,7 +646,7 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
         if reason is None:
             continue
         compared += 1
-        kind, note = _classify(pair, renumbered, changed_numbers)
+        kind, note = _classify(pair, renumbered, changed_numbers, old_numbers)
         if kind is None:
             continue
         groups = {g for g in (o and scope_old.group(o.number), n and scope_new.group(n.number))
@@ -674,8 +675,19 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
     return RulesDiff(old, new, scope_old.label, scope_new.label, compared, tuple(changes))
 
 
-def _classify(pair: _Pair, renumbered: dict[str, str], changed_numbers: set[str]
-              ) -> tuple[str | None, str]:
+def _why_unverified(cited: str, renumbered: dict[str, str], changed_numbers: set[str],
+                    old_numbers: set[str]) -> str:
+    if cited in changed_numbers:
+        return " (the cited rule changed)"
+    if cited in renumbered:
+        return f" (the cited rule became {renumbered[cited]})"
+    if cited in old_numbers:
+        return " (the cited rule has no match)"
+    return " (not checked: the cited rule is not in both files)"
+
+
+def _classify(pair: _Pair, renumbered: dict[str, str], changed_numbers: set[str],
+              old_numbers: set[str]) -> tuple[str | None, str]:
     o, n = pair.old, pair.new
     if o is None:
         return "appeared", ""
@@ -695,9 +707,8 @@ def _classify(pair: _Pair, renumbered: dict[str, str], changed_numbers: set[str]
             text = "changed"
             if only and refs:
                 note = "only cross-references differ: " + ", ".join(
-                    f"{x}→{y}" + (" (cites a changed rule)" if x in changed_numbers
-                                  else " (not checked: rule not in both files)")
-                    if (x, y) in unverified else f"{x}→{y}" for x, y in refs)
+                    f"{x}→{y}" + (_why_unverified(x, renumbered, changed_numbers, old_numbers)
+                                  if (x, y) in unverified else "") for x, y in refs)
     if pair.how == "cross-reference":
         note = (note + "; " if note else "") + \
             f"matched through rule {pair.via}, whose reference to {o.number} became {n.number}"
