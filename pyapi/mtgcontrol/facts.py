@@ -97,6 +97,8 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
     now = doc.get("now", default_now(doc))
     emit(f"now({s},{now}).")
     turns = doc.get("turns") or [{"player": active, "from": -1}]
+    if doc.get("turns"):
+        emit(f"turns_recorded({s}).")
     for turn in turns:
         emit(f"turn({s},{pl('p', turn['player'])},{turn['from']}).")
     planechase = (doc.get("options") or {}).get("planechase")
