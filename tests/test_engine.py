@@ -229,3 +229,16 @@ def test_broken_or_contradictory_proposals_are_reported(tmp_path: Path,
     assert "no answer" in capsys.readouterr().err
     assert main(["adjudicate", "--change", str(tmp_path / "none.lp"), example]) == 2
     assert "readable proposal file" in capsys.readouterr().err
+
+
+def test_check_reports_claims_that_contradict_the_rules(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
+    doc["claims"] = [{"object": "bear", "controller": "alice"}, {"object": "bear", "owner": "alice"}]
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out == [f"{path}: 613.1b claim-contradicts: claim #0 about bear: controller 'alice', "
+                   "the rules give 'bob'"]
+    assert main(["check", str(ROOT / "examples" / "01-mind-control.json")]) == 0

@@ -179,6 +179,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     name = names.name
     now = doc.get("now", default_now(doc))
     choices: dict[tuple[str, str, str, str], list[str]] = {}
+    claims: list[tuple[Violation, int]] = []
     for pred, args in sorted(atoms, key=_atom_order):
         a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
@@ -211,6 +212,10 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             choices.setdefault((name(o), str(fact), name(chooser), str(rule)), []).append(name(p))
         elif pred == "violation":
             ruling.violations.append(violation(*a, names=names))
+            if a[1] == "claim_contradicts":
+                claims.append((ruling.violations[-1], a[3]))
+    for v, number in claims:  # once every fact is in, say what each claim got wrong
+        v.message = claim_message(doc["claims"][number], number, ruling)
     for (o, fact, chooser, rule), outcomes in choices.items():
         ruling.choices.append(Choice(o, fact, chooser, rule, sorted(outcomes)))
     for obj in objects.values():
@@ -224,6 +229,15 @@ def violation(rule: str, code: str, x: int, y: int, names: Names) -> Violation:
     shown_y = str(y) if code == "claim_contradicts" else _render("o", y, names)
     message = MESSAGES.get(code, code).format(x=_render("o", x, names), y=shown_y)
     return Violation(str(rule), code.replace("_", "-"), ids, message)
+
+
+def claim_message(claim: dict[str, Any], number: int, ruling: Ruling) -> str:
+    """Say what a contradicted claim said and what the rules derive instead."""
+    obj = ruling.objects.get(claim["object"])
+    parts = [f"{fact} {claim[fact]!r}, the rules give {getattr(obj, fact)!r}"
+             for fact in ("owner", "controller") if fact in claim and obj
+             and claim[fact] != getattr(obj, fact)]
+    return f"claim #{number} about {claim['object']}: " + "; ".join(parts)
 
 
 def controller_at(history: dict[int, str | None], at: int) -> str | None:
