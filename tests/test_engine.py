@@ -234,7 +234,8 @@ def test_broken_or_contradictory_proposals_are_reported(tmp_path: Path,
 def test_check_reports_claims_that_contradict_the_rules(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
-    doc["claims"] = [{"object": "bear", "controller": "alice"}, {"object": "bear", "owner": "alice"}]
+    doc["claims"] = [{"object": "bear", "controller": "alice"},
+                     {"object": "bear", "owner": "alice"}]
     path = tmp_path / "claims.json"
     path.write_text(json.dumps(doc))
     assert main(["check", str(path)]) == 1
