@@ -1,0 +1,144 @@
+"""mtgcontrol impact / verify (research.py): exhaustive search, corpus impact, proposals."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import random
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mtgcontrol import catalog, research
+from mtgcontrol.api import adjudicate
+from mtgcontrol.cli import main
+from mtgcontrol.research import Bounds, generate, impact_exhaustive
+from mtgcontrol.validate import problems
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN_PROPOSAL = ROOT / "docs" / "proposals" / "token-owner-entered.lp"
+V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def kinds(report: research.ImpactReport, category: str = "meaning") -> dict[tuple[Any, ...],
+                                                                              Any]:
+    return {(r.kind.fact, r.kind.from_rules, r.kind.to_rules): r
+            for r in report.kinds.values() if r.category == category}
+
+
+def load_make_corpus() -> Any:
+    spec = importlib.util.spec_from_file_location("make_corpus",
+                                                  ROOT / "benchmarks" / "make_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_snapshots_are_valid_and_distinct() -> None:
+    docs = [doc for _, doc in generate(Bounds(2, 1, 1))]
+    assert len(docs) > 100
+    assert all(not problems(doc, "generated") for doc in docs)
+    assert len({json.dumps(doc, sort_keys=True) for doc in docs}) == len(docs)
+
+
+def test_exhaustive_finds_the_token_owner_change() -> None:
+    report = impact_exhaustive(Bounds(2, 1, 0), V2017, V2020)
+    found = kinds(report)
+    entry = found[("owner", ("110.5a",), ("111.2",))]
+    witness = entry.witness
+    assert witness is not None and witness["size"] == 1
+    doc = witness["snapshot"]
+    (token,) = [o for o in doc["objects"] if o["kind"] == "token"]
+    assert token["created"]["by"] != token["entered"]["under"]
+    # The witness, judged again under both versions, really changes owner.
+    old = adjudicate(doc, "2017-04-28").owner(token["id"])
+    new = adjudicate(doc, "2020-11-20").owner(token["id"])
+    assert old == token["entered"]["under"] and new == token["created"]["by"]
+    assert witness["ruling_from"]["owner"] == old and witness["ruling_to"]["owner"] == new
+    # Renumbered citations are counted apart, not as differences.
+    assert report.renumbered
+    assert all(r.kind.fact != "owner" or r.kind.from_rules != r.kind.to_rules
+               for r in report.kinds.values())
+
+
+def test_version_against_itself_finds_nothing() -> None:
+    report = impact_exhaustive(Bounds(2, 1, 1), V2026, V2026)
+    assert report.judged > 100
+    assert not report.kinds and not report.renumbered and not report.changed_snapshots
+
+
+def test_without_a_proposal_both_versions_share_one_grounding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = research._solve_views
+
+    def counting(program: Any, facts: Any, nows: Any, objects: Any) -> Any:
+        calls.append(len(facts))
+        return real(program, facts, nows, objects)
+
+    monkeypatch.setattr(research, "_solve_views", counting)
+    docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]
+    research.judge_pairs(docs, V2017, V2020)
+    assert calls == [40]
+    research.judge_pairs(docs, V2026, V2026, (TOKEN_PROPOSAL.read_text(encoding="utf-8"),))
+    assert calls == [40, 20, 20]
+
+
+def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
+    make_corpus = load_make_corpus()
+    rng = random.Random(7)
+    lines = [json.dumps(make_corpus.Builder(rng, i).build()) for i in range(1, 25)]
+    token = {"id": "tok-under-alice", "players": ["alice", "bob"],
+             "objects": [{"id": "tok", "kind": "token", "zone": "battlefield",
+                          "created": {"at": 5, "by": "bob"},
+                          "entered": {"at": 5, "under": "alice"}}], "effects": []}
+    lines[3:3] = ['{"players": ["alice", "bob"], "objects": [', json.dumps(token)]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(("\n".join(lines) + "\n").encode("utf-8") + b"\xff\xfe not text\n")
+    code, out = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20",
+                        "--format", "json", "--batch-size", "10", str(corpus))
+    assert code == 0
+    data = json.loads(out)
+    assert data["snapshots"] == 25
+    assert [e["line"] for e in data["errors"]] == [4, 27]
+    owner = [k for k in data["differences"]
+             if (k["fact"], k["from_rules"], k["to_rules"]) == ("owner", ["110.5a"], ["111.2"])]
+    assert owner, data["differences"]
+    items = [i for i in owner[0]["items"] if i["snapshot"] == "tok-under-alice"]
+    assert items == [{"line": 5, "snapshot": "tok-under-alice", "object": "tok",
+                      "from": "alice", "to": "bob"}]
+    code, text = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20", str(corpus))
+    assert code == 0
+    assert "2 line(s) could not be judged" in text
+    assert "owner: 110.5a (2017-04-28) -> 111.2 (2020-11-20)" in text
+
+
+def test_verify_2026_small_bounds() -> None:
+    code, out = run_cli("verify", "--rules", "2026-08-07", "--players", "2", "--objects", "1",
+                        "--effects", "1", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] and data["snapshots"] > 100
+    assert not data["controller_failures"]
+    for entry in data["choices"] + data["violations"]:
+        assert entry["witness"]["snapshot"]["objects"]
+
+
+def test_proposal_impact_is_not_empty() -> None:
+    proposal = TOKEN_PROPOSAL.read_text(encoding="utf-8")
+    report = impact_exhaustive(Bounds(2, 1, 0), V2026, V2026, (proposal,))
+    found = kinds(report)
+    assert ("owner", ("111.2",), ("R-110.5a",)) in found
+    code, out = run_cli("impact", "--exhaustive", "--from", "2026-08-07", "--to", "2026-08-07",
+                        "--objects", "1", "--effects", "0", "--change", str(TOKEN_PROPOSAL))
+    assert code == 0 and "2026-08-07 + proposal" in out and "R-110.5a" in out
