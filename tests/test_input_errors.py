@@ -586,3 +586,36 @@ def test_snapshot_name() -> None:
     assert snapshot_name({"id": ""}, "f.json") == "f.json"
     assert snapshot_name({"id": 3}, "f.json") == "f.json"
     assert snapshot_name(None, "stdin") == "stdin"
+
+
+def test_compiled_schema_never_accepts_what_the_schema_rejects() -> None:
+    """The fast path (compiled schema) must agree with jsonschema on every
+    document it accepts: random mutations of valid snapshots."""
+    import random
+    from collections.abc import Iterator
+
+    from mtgcontrol.validate import _quick_valid, _schema_problems
+
+    rng = random.Random(7)
+    values = [None, 0, -1, 1.5, 3.0, "x", "", True, [], {}, "carol", "battlefield",
+              {"at": 1}, [1], "2026-13-45", 10**12, "static", {"zone": "library"}]
+
+    def paths(doc: object, path: tuple = ()) -> Iterator[tuple]:
+        yield path
+        items = doc.items() if isinstance(doc, dict) else enumerate(doc) \
+            if isinstance(doc, list) else ()
+        for key, value in items:
+            yield from paths(value, (*path, key))
+
+    for _ in range(1500):
+        doc = example()
+        *parents, last = rng.choice(list(paths(doc))[1:])
+        parent: Any = doc
+        for key in parents:
+            parent = parent[key]
+        if isinstance(parent, dict) and rng.random() < 0.3:
+            del parent[last]
+        else:
+            parent[last] = rng.choice(values)
+        if _quick_valid(doc):
+            assert not list(_schema_problems(doc)), doc

@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
@@ -69,7 +70,10 @@ def problems(doc: object, fallback_name: str) -> list[InputProblem]:
     """Everything wrong with `doc` as a version-1 snapshot; ``[]`` when it is valid."""
     name = snapshot_name(doc, fallback_name)
     try:
-        found = list(_schema_problems(doc))
+        # The compiled schema says "valid" ten times faster; only a document it
+        # rejects (or one with a float, which it takes for an integer) goes
+        # through jsonschema, whose errors the messages are made from.
+        found = [] if _quick_valid(doc) else list(_schema_problems(doc))
         if not found and isinstance(doc, dict):
             found = list(_reference_problems(doc))
     except RecursionError:
@@ -204,13 +208,36 @@ _Validator = extend(
 
 
 @cache
+def _compiled() -> Any:
+    return fastjsonschema.compile(json.loads(_schema_text()))
+
+
+def _quick_valid(doc: object) -> bool:
+    """True when the compiled schema accepts ``doc`` and it holds no float."""
+    try:
+        _compiled()(doc)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    stack: list[object] = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _schema_text() -> str:
+    return resources.files("mtgcontrol.schema").joinpath("snapshot.schema.json").read_text(
+        encoding="utf-8")
+
+
+@cache
 def _validator() -> Any:
-    text = (
-        resources.files("mtgcontrol.schema")
-        .joinpath("snapshot.schema.json")
-        .read_text(encoding="utf-8")
-    )
-    schema = json.loads(text)
+    schema = json.loads(_schema_text())
     _Validator.check_schema(schema)
     return _Validator(schema)
 
