@@ -554,8 +554,9 @@ def _numbered(stream: Iterable[bytes]) -> Iterator[tuple[int, str | None]]:
             yield number, line
 
 
-def impact_corpus(lines: Iterable[tuple[int, str | None]], v1: catalog.Version, v2: catalog.Version,
-                  changes: Sequence[str] = (), batch_size: int = 500) -> ImpactReport:
+def impact_corpus(lines: Iterable[tuple[int, str | None]], v1: catalog.Version,
+                  v2: catalog.Version, changes: Sequence[str] = (),
+                  batch_size: int = 500) -> ImpactReport:
     """Judge every valid line under both sides; bad lines become error records."""
     report = ImpactReport(v1.name, v2.name, bool(changes), "corpus")
     sides = Sides.of(v1, v2, changes)
@@ -807,9 +808,9 @@ def _ruling_part(ruling: Any, object_id: str) -> dict[str, Any]:
 def _explain_witnesses(report: ImpactReport, v1: catalog.Version, v2: catalog.Version,
                        changes: Sequence[str]) -> None:
     """Judge the witnesses with the public API under both sides (one batch each)."""
-    entries = [e for e in report.kinds.values() if e.witness is not None]
-    _attach_rulings([e.witness for e in entries], v1.name, (), "ruling_from")  # type: ignore[misc]
-    _attach_rulings([e.witness for e in entries], v2.name, changes, "ruling_to")  # type: ignore[misc]
+    witnesses = [e.witness for e in report.kinds.values() if e.witness is not None]
+    _attach_rulings(witnesses, v1.name, (), "ruling_from")
+    _attach_rulings(witnesses, v2.name, changes, "ruling_to")
 
 
 def _attach_rulings(witnesses: list[dict[str, Any]], version: str, changes: Sequence[str],
@@ -953,7 +954,8 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         out.append(f"{len(report.errors)} line(s) could not be judged")
         for err in report.errors[:limit]:
             first = err["error"][0] if err["error"] else {"path": "$", "expected": "?"}
-            out.append(f"  line {err['line']} ({err['id']}): {first['path']}: expected "
+            name = f" ({err['id']})" if err["id"] != f"line {err['line']}" else ""
+            out.append(f"  line {err['line']}{name}: {first['path']}: expected "
                        f"{first['expected']}")
         if len(report.errors) > limit:
             out.append(f"  ... and {len(report.errors) - limit} more")

@@ -31,12 +31,7 @@ def encoding_text() -> str:
     return "\n".join((root / f"{name}.lp").read_text(encoding="utf-8") for name in ENCODINGS)
 
 
-def _value(text: str) -> object:
-    if text[0] == '"':
-        return text[1:-1]
-    if text[0] == "-" or text.isdigit():
-        return int(text)
-    return text
+DIGITS = frozenset("-0123456789")
 
 
 def parse_atom(text: str) -> Atom:
@@ -46,7 +41,8 @@ def parse_atom(text: str) -> Atom:
     (which contain no commas or parentheses).
     """
     name, _, rest = text.partition("(")
-    return name, tuple(_value(arg) for arg in rest[:-1].split(","))
+    return name, tuple(int(arg) if arg[0] in DIGITS else arg.strip('"')
+                       for arg in rest[:-1].split(","))
 
 
 @dataclass(frozen=True)
