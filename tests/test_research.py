@@ -83,9 +83,9 @@ def test_without_a_proposal_both_versions_share_one_grounding(
     calls: list[int] = []
     real = research._solve_views
 
-    def counting(program: Any, facts: Any, nows: Any, objects: Any) -> Any:
+    def counting(program: Any, facts: Any, *rest: Any) -> Any:
         calls.append(len(facts))
-        return real(program, facts, nows, objects)
+        return real(program, facts, *rest)
 
     monkeypatch.setattr(research, "_solve_views", counting)
     docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]

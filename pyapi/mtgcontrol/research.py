@@ -44,9 +44,11 @@ from .solve import NoRuling, Program
 from .validate import problems
 
 # The output research reads: owners and controllers, the rule groups behind
-# `because`, `fate`, `choice` and `violation`, and the number each group has in
-# the snapshot's version.  It replaces the `#show` lines of show.lp (which only
-# project the model; every rule of the encodings is kept).
+# `because`, `fate`, `choice` and `violation`, and the numbers of the groups in
+# each version (`number/3`, including any a proposal adds; a group a version does
+# not number is cited by its id, as show.lp's `cite/3` does).  It replaces the
+# `#show` lines of show.lp (which only project the model; every rule of the
+# encodings is kept).
 RESEARCH_SHOW = """
 #show.
 #show owner/3.
@@ -56,7 +58,7 @@ RESEARCH_SHOW = """
 #show rfate(S,O,F,G,T) : fate(S,O,F,G,T).
 #show rchoice(S,O,F,C,G,P) : choice(S,O,F,C,G,P).
 #show rviol(S,G,C,X,Y) : error(S,G,C,X,Y).
-#show rcite(S,G,N) : cite(S,G,N).
+#show rnum(V,G,N) : number(V,G,N).
 """
 
 VALUE_FACTS = ("owner", "controller", "default_controller")
@@ -122,10 +124,10 @@ def _value(text: str) -> Any:
 
 
 def _build_views(symbols: Iterable[clingo.Symbol], nows: dict[int, int],
-                 objects: dict[int, list[int]]) -> dict[int, View]:
+                 objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
     """Views by batch number from one model's shown atoms."""
     raw: dict[int, dict[Key, list[Any]]] = {}
-    cites: dict[int, dict[str, str]] = {}
+    numbers: dict[str, dict[str, str]] = {}
 
     def slot(s: int, key: Key) -> list[Any]:
         entry = raw.setdefault(s, {}).get(key)
@@ -137,7 +139,12 @@ def _build_views(symbols: Iterable[clingo.Symbol], nows: dict[int, int],
         name, _, rest = str(sym).partition("(")
         args = [_value(a) for a in rest[:-1].split(",")]
         s = args[0]
-        if name in VALUE_FACTS:
+        if name == "rnum":
+            group, number = args[1], args[2]
+            known = numbers.setdefault(s, {})
+            if group not in known or _rule_order(number) < _rule_order(known[group]):
+                known[group] = number
+        elif name in VALUE_FACTS:
             slot(s, (name, args[1]))[0].add(args[2])
         elif name == "rwhy":
             slot(s, (args[2], args[1]))[1].add(args[3])
@@ -157,11 +164,9 @@ def _build_views(symbols: Iterable[clingo.Symbol], nows: dict[int, int],
             entry = slot(s, ("violation", code, x, y))
             entry[0].add(True)
             entry[1].add(group)
-        elif name == "rcite":
-            cites.setdefault(s, {})[args[1]] = args[2]
     views: dict[int, View] = {}
     for s, objs in objects.items():
-        view = View(cite=cites.get(s, {}))
+        view = View(cite=numbers.get(versions[s], {}))
         for o in objs:
             for fact in VALUE_FACTS:
                 view.facts[(fact, o)] = (None, frozenset())
@@ -183,7 +188,7 @@ def _freeze(key: Key, values: set[Any]) -> Any:
 
 
 def _solve_views(program: Program, facts: Sequence[str], nows: dict[int, int],
-                 objects: dict[int, list[int]]) -> dict[int, View]:
+                 objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
     """Ground and solve one batch (the engine of ``solve.solve``), read views."""
     messages: list[str] = []
     ctl = clingo.Control(["--warn=none"], logger=lambda _code, text: messages.append(text))
@@ -199,11 +204,29 @@ def _solve_views(program: Program, facts: Sequence[str], nows: dict[int, int],
         if model is None:
             raise NoRuling("the rules have no answer for this batch: a proposal file's "
                            "constraint rules out every ruling (use error/5 atoms instead)")
-        return _build_views(model.symbols(shown=True), nows, objects)
+        return _build_views(model.symbols(shown=True), nows, objects, versions)
 
 
-def _object_ints(doc: dict[str, Any], names: Names) -> list[int]:
-    return [names.of("o", obj["id"]) for obj in doc.get("objects", ())]
+@dataclass
+class _Batch:
+    """Facts of one grounding, and what reading its model needs per batch number."""
+
+    names: Names
+    facts: list[str] = field(default_factory=list)
+    nows: dict[int, int] = field(default_factory=dict)
+    objects: dict[int, list[int]] = field(default_factory=dict)
+    versions: dict[int, str] = field(default_factory=dict)
+
+    def add(self, doc: dict[str, Any], s: int, version: catalog.Version) -> None:
+        if "now" not in doc:  # computed once here, not again by snapshot_facts
+            doc = {**doc, "now": default_now(doc)}
+        self.facts.append(snapshot_facts(doc, s, version.const, self.names))
+        self.nows[s] = doc["now"]
+        self.objects[s] = [self.names.of("o", obj["id"]) for obj in doc.get("objects", ())]
+        self.versions[s] = version.const
+
+    def solve(self, program: Program) -> dict[int, View]:
+        return _solve_views(program, self.facts, self.nows, self.objects, self.versions)
 
 
 def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog.Version,
@@ -211,51 +234,35 @@ def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog
     """Judge valid snapshots under ``v1`` and under ``v2`` with ``changes``.
 
     Without changes: one grounding, snapshot ``i`` is ``2i`` under ``v1`` and
-    ``2i+1`` under ``v2``.  With changes: one grounding per side.
+    ``2i+1`` under ``v2``.  With changes: one grounding per side (one ``Names``).
     """
     names = Names()
+    empty = View()
     if not changes:
-        facts: list[str] = []
-        nows: dict[int, int] = {}
-        objects: dict[int, list[int]] = {}
+        batch = _Batch(names)
         for i, doc in enumerate(docs):
-            now = doc.get("now", default_now(doc))
-            for s, version in ((2 * i, v1), (2 * i + 1, v2)):
-                facts.append(snapshot_facts(doc, s, version.const, names))
-                nows[s] = now
-                objects[s] = _object_ints(doc, names)
-        versions = tuple(sorted({v1, v2}, key=lambda v: v.name))
-        views = _solve_views(Program(versions), facts, nows, objects)
-        empty = View()
+            batch.add(doc, 2 * i, v1)
+            batch.add(doc, 2 * i + 1, v2)
+        views = batch.solve(Program(tuple(sorted({v1, v2}, key=lambda v: v.name))))
         return [(views.get(2 * i, empty), views.get(2 * i + 1, empty))
                 for i in range(len(docs))], names
     sides: list[dict[int, View]] = []
     for version, layered in ((v1, ()), (v2, tuple(changes))):
-        facts = []
-        nows = {}
-        objects = {}
+        batch = _Batch(names)
         for i, doc in enumerate(docs):
-            facts.append(snapshot_facts(doc, i, version.const, names))
-            nows[i] = doc.get("now", default_now(doc))
-            objects[i] = _object_ints(doc, names)
-        sides.append(_solve_views(Program((version,), layered), facts, nows, objects))
-    empty = View()
+            batch.add(doc, i, version)
+        sides.append(batch.solve(Program((version,), layered)))
     return [(sides[0].get(i, empty), sides[1].get(i, empty)) for i in range(len(docs))], names
 
 
 def judge_one(docs: Sequence[dict[str, Any]], version: catalog.Version,
               changes: Sequence[str] = ()) -> tuple[list[View], Names]:
     """Judge valid snapshots under one version (with ``changes``): one grounding."""
-    names = Names()
-    facts: list[str] = []
-    nows: dict[int, int] = {}
-    objects: dict[int, list[int]] = {}
+    batch = _Batch(Names())
     for i, doc in enumerate(docs):
-        facts.append(snapshot_facts(doc, i, version.const, names))
-        nows[i] = doc.get("now", default_now(doc))
-        objects[i] = _object_ints(doc, names)
-    views = _solve_views(Program((version,), tuple(changes)), facts, nows, objects)
-    return [views.get(i, View()) for i in range(len(docs))], names
+        batch.add(doc, i, version)
+    views = batch.solve(Program((version,), tuple(changes)))
+    return [views.get(i, View()) for i in range(len(docs))], batch.names
 
 
 # ---------------------------------------------------------------------------------
@@ -850,9 +857,16 @@ class VerifyReport:
 
         return {"rules": self.version, "proposal": self.proposal, "bounds": self.bounds,
                 "snapshots": self.judged, "seconds": round(self.seconds, 2),
-                "per_size": self.per_size,
-                "ok": not self.failures, "controller_failures": section(self.failures),
+                "per_size": self.per_size, "ok": self.ok(),
+                "controller_failures": section(self.failures),
                 "choices": section(self.choices), "violations": section(self.violations)}
+
+    def counterexamples(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Failures the rules do not explain by a violation of the snapshot itself."""
+        return [key for key in self.failures if "with violation" not in key[0]]
+
+    def ok(self) -> bool:
+        return not self.counterexamples()
 
 
 def _in_play(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -876,6 +890,10 @@ def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = ()
                 count = 0 if value is None else len(value) if isinstance(value, tuple) else 1
                 if count != 1:
                     what = "no controller" if count == 0 else "more than one controller"
+                    codes = sorted({str(k[1]).replace("_", "-") for k in view.facts
+                                    if k[0] == "violation" and o in k[2:]})
+                    if codes:  # the rules reject the snapshot itself
+                        what += ", with violation " + ", ".join(codes)
                     _note(report.failures, seen, "f", what, view.numbers(groups), size, doc,
                           oid)
             for key, (_value, groups) in view.facts.items():
@@ -1010,7 +1028,8 @@ def verify_text(report: VerifyReport) -> str:
     out = [f"verify {report.version}{' + proposal' if report.proposal else ''}: "
            f"{report.judged} snapshot(s) with up to {b['players']} player(s), {b['objects']} "
            f"object(s), {b['effects']} effect(s), judged in {report.seconds:.1f} s"]
-    for title, table in (("Permanents or spells without exactly one controller",
+    for title, table in (("Permanents or spells without exactly one controller (a "
+                          "violation naming the object means the rules reject the snapshot)",
                           report.failures),
                          ("Choices left to players", report.choices),
                          ("Violations", report.violations)):
@@ -1025,8 +1044,13 @@ def verify_text(report: VerifyReport) -> str:
             out.append(f"    snapshot: {_compact(w['snapshot'])}")
             out.extend(_ruling_lines(report.version, w["ruling"]))
     out.append("")
-    out.append("OK: every permanent and spell has exactly one controller" if not report.failures
-               else "FAILED: some permanent or spell has no controller or more than one")
+    if report.ok():
+        out.append("OK: every permanent and spell has exactly one controller"
+                   + (" (except in snapshots the rules reject with a violation)"
+                      if report.failures else ""))
+    else:
+        out.append(f"FAILED: {len(report.counterexamples())} kind(s) of permanent or spell "
+                   "with no controller or more than one, and no violation to explain it")
     return "\n".join(out)
 
 
@@ -1086,4 +1110,4 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(verify_text(report))
-    return 1 if report.failures else 0
+    return 0 if report.ok() else 1
