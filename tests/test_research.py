@@ -95,6 +95,29 @@ def test_without_a_proposal_both_versions_share_one_grounding(
     assert calls == [40, 20, 20]
 
 
+def _comparable(report: research.ImpactReport) -> dict[str, Any]:
+    data = report.to_dict()
+    for key in ("seconds", "proposal"):
+        data.pop(key)
+    for kind in data["differences"] + data["citation_only"]:
+        kind.pop("label")
+        for cause in kind["causes"]:
+            cause.pop("label")
+        if "witness" in kind:
+            kind["witness"].pop("ruling_to")
+    for cause in data["differences_by_cause"] + data["citation_only_by_cause"]:
+        cause.pop("label")
+    return data
+
+
+def test_paired_output_matches_full_output() -> None:
+    """One grounding shows only what differs between 2i and 2i+1; two groundings
+    (any proposal, here an empty one) show everything: same report."""
+    paired = impact_exhaustive(Bounds(2, 1, 1), V2017, V2020)
+    full = impact_exhaustive(Bounds(2, 1, 1), V2017, V2020, ("% no change",))
+    assert paired.kinds and _comparable(paired) == _comparable(full)
+
+
 def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
     make_corpus = load_make_corpus()
     rng = random.Random(7)

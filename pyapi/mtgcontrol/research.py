@@ -40,6 +40,7 @@ import clingo
 from . import catalog
 from .api import ErrorRecord, InputError, adjudicate_many, parse_json
 from .facts import Names, default_now, snapshot_facts
+from .ruling import OBJECT_ARGS
 from .solve import NoRuling, Program
 from .validate import problems
 
@@ -55,6 +56,39 @@ RESEARCH_SHOW = """
 #show controller/3.
 #show default_controller/3.
 #show rwhy(S,O,F,G) : why(S,O,F,G,_,_,_), F != you, F != may_activate.
+#show rfate(S,O,F,G,T) : fate(S,O,F,G,T).
+#show rchoice(S,O,F,C,G,P) : choice(S,O,F,C,G,P).
+#show rviol(S,G,C,X,Y) : error(S,G,C,X,Y).
+#show rnum(V,G,N) : number(V,G,N).
+"""
+
+# When both sides are in one grounding (snapshot i is 2i and 2i+1), the owner,
+# controller and default controller of an object, with their rule groups, are
+# shown only where the two sides differ (in value or in groups) or cite other
+# numbers (renumbered): most facts are the same under both versions, and reading
+# them is most of the cost of a comparison.  Groups cited identically on both
+# sides are in force on both, so leaving them out changes no cause either.
+PAIRED_SHOW = """
+#show.
+rpartner(S,S+1) :- version(S,_), version(S+1,_), S \\ 2 = 0.
+rpartner(T,S) :- rpartner(S,T), S < T.
+rval(S,O,owner,P) :- owner(S,O,P).
+rval(S,O,controller,P) :- controller(S,O,P).
+rval(S,O,default_controller,P) :- default_controller(S,O,P).
+rgrp(S,O,F,G) :- why(S,O,F,G,_,_,_), F != you, F != may_activate.
+rdiff(S,O,F) :- rval(S,O,F,P), rpartner(S,T), not rval(T,O,F,P).
+rdiff(S,O,F) :- rgrp(S,O,F,G), rpartner(S,T), not rgrp(T,O,F,G).
+rdiff(T,O,F) :- rdiff(S,O,F), rpartner(S,T).
+rnumof(S,G,N) :- rgrp(S,_,_,G), version(S,V), number(V,G,N).
+rrenum(S,O,F) :- rgrp(S,O,F,G), rpartner(S,T), rnumof(S,G,N), not rnumof(T,G,N),
+    not rdiff(S,O,F).
+rrenum(T,O,F) :- rrenum(S,O,F), rpartner(S,T).
+rshow(S,O,F) :- rdiff(S,O,F).
+rshow(S,O,F) :- rrenum(S,O,F).
+#show owner(S,O,P) : owner(S,O,P), rshow(S,O,owner).
+#show controller(S,O,P) : controller(S,O,P), rshow(S,O,controller).
+#show default_controller(S,O,P) : default_controller(S,O,P), rshow(S,O,default_controller).
+#show rwhy(S,O,F,G) : rgrp(S,O,F,G), rshow(S,O,F).
 #show rfate(S,O,F,G,T) : fate(S,O,F,G,T).
 #show rchoice(S,O,F,C,G,P) : choice(S,O,F,C,G,P).
 #show rviol(S,G,C,X,Y) : error(S,G,C,X,Y).
@@ -102,8 +136,9 @@ def _rule_order(number: str) -> tuple[Any, ...]:
 
 
 @cache
-def research_program(program: Program) -> str:
-    """The program text of ``program`` with show.lp's projection replaced."""
+def research_program(program: Program, paired: bool = False) -> str:
+    """The program text of ``program`` with show.lp's projection replaced
+    (``paired``: by the one that shows only what differs between 2i and 2i+1)."""
     kept: list[str] = []
     skipping = False
     for line in program.text().splitlines():
@@ -111,7 +146,7 @@ def research_program(program: Program) -> str:
             skipping = not line.rstrip().endswith(".")
             continue
         kept.append(line)
-    kept.append(RESEARCH_SHOW)
+    kept.append(PAIRED_SHOW if paired else RESEARCH_SHOW)
     return "\n".join(kept)
 
 
@@ -188,12 +223,13 @@ def _freeze(key: Key, values: set[Any]) -> Any:
 
 
 def _solve_views(program: Program, facts: Sequence[str], nows: dict[int, int],
-                 objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
+                 objects: dict[int, list[int]], versions: dict[int, str],
+                 paired: bool = False) -> dict[int, View]:
     """Ground and solve one batch (the engine of ``solve.solve``), read views."""
     messages: list[str] = []
     ctl = clingo.Control(["--warn=none"], logger=lambda _code, text: messages.append(text))
     try:
-        ctl.add("base", [], research_program(program))
+        ctl.add("base", [], research_program(program, paired))
         ctl.add("base", [], "\n".join(facts))
         ctl.ground([("base", [])])
     except RuntimeError:
@@ -225,8 +261,9 @@ class _Batch:
         self.objects[s] = [self.names.of("o", obj["id"]) for obj in doc.get("objects", ())]
         self.versions[s] = version.const
 
-    def solve(self, program: Program) -> dict[int, View]:
-        return _solve_views(program, self.facts, self.nows, self.objects, self.versions)
+    def solve(self, program: Program, paired: bool = False) -> dict[int, View]:
+        return _solve_views(program, self.facts, self.nows, self.objects, self.versions,
+                            paired)
 
 
 def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog.Version,
@@ -243,7 +280,8 @@ def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog
         for i, doc in enumerate(docs):
             batch.add(doc, 2 * i, v1)
             batch.add(doc, 2 * i + 1, v2)
-        views = batch.solve(Program(tuple(sorted({v1, v2}, key=lambda v: v.name))))
+        views = batch.solve(Program(tuple(sorted({v1, v2}, key=lambda v: v.name))),
+                            paired=True)
         return [(views.get(2 * i, empty), views.get(2 * i + 1, empty))
                 for i in range(len(docs))], names
     sides: list[dict[int, View]] = []
@@ -295,9 +333,14 @@ class Difference:
     def subject(self, names: Names) -> str:
         """The object (or objects) the fact is about, by the snapshot's ids."""
         if self.key[0] == "violation":
-            return ",".join(names.name(v) for v in self.key[2:] if isinstance(v, int) and v
-                            and v < len(names.names))
+            return ",".join(names.name(v) for v in violation_objects(self.key))
         return names.name(self.key[1])
+
+
+def violation_objects(key: Key) -> list[int]:
+    """The objects (or effects) a violation key names (``ruling.OBJECT_ARGS``)."""
+    _, code, x, y = key
+    return [v for v in (x, y)[:OBJECT_ARGS.get(str(code), 2)] if isinstance(v, int) and v]
 
 
 def _labels(view: View, groups: frozenset[str], other: View,
@@ -357,7 +400,7 @@ def _about(view: View, o: int) -> set[str]:
     """Every group cited for object ``o`` (any fact, violations naming it)."""
     found: set[str] = set()
     for key, (_, groups) in view.facts.items():
-        if (key[0] == "violation" and o in key[2:]) or (key[0] != "violation" and key[1] == o):
+        if (key[1] == o) if key[0] != "violation" else (o in violation_objects(key)):
             found |= groups
     return found
 
@@ -891,18 +934,17 @@ def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = ()
                 if count != 1:
                     what = "no controller" if count == 0 else "more than one controller"
                     codes = sorted({str(k[1]).replace("_", "-") for k in view.facts
-                                    if k[0] == "violation" and o in k[2:]})
+                                    if k[0] == "violation" and o in violation_objects(k)})
                     if codes:  # the rules reject the snapshot itself
                         what += ", with violation " + ", ".join(codes)
                     _note(report.failures, seen, "f", what, view.numbers(groups), size, doc,
                           oid)
-            for key, (_value, groups) in view.facts.items():
+            for key, (_fact_value, groups) in view.facts.items():
                 if key[0] == "choice":
                     _note(report.choices, seen, "c", f"choice of {key[2]}",
                           view.numbers(groups), size, doc, names.name(key[1]))
                 elif key[0] == "violation":
-                    subject = ",".join(names.name(v) for v in key[2:]
-                                       if isinstance(v, int) and 0 < v < len(names.names))
+                    subject = ",".join(names.name(v) for v in violation_objects(key))
                     _note(report.violations, seen, "v",
                           f"violation {str(key[1]).replace('_', '-')}",
                           view.numbers(groups), size, doc, subject)
