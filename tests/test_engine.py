@@ -19,16 +19,7 @@ from mtgcontrol.facts import Names, snapshot_facts
 from mtgcontrol.solve import Program
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = {
-    "players": ["alice", "bob"], "active_player": "bob", "now": 20,
-    "objects": [
-        {"id": "bear", "kind": "card", "zone": "battlefield", "types": ["creature"],
-         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 3, "under": "alice"}},
-        {"id": "magic", "kind": "card", "zone": "battlefield", "types": ["enchantment", "aura"],
-         "start": {"zone": "library", "player": "bob"}, "entered": {"at": 10, "under": "bob"},
-         "attached_to": "bear"}],
-    "effects": [{"id": "e1", "kind": "control", "origin": "static", "source": "magic",
-                 "attached": True, "timestamp": 10}]}
+EXAMPLE = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())  # the spec's
 
 
 def all_snapshots() -> list[tuple[str, dict]]:
