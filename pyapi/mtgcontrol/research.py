@@ -912,6 +912,24 @@ class VerifyReport:
         return not self.counterexamples()
 
 
+def _named(key: Key, names: Names, doc: dict[str, Any]) -> set[str]:
+    """Objects a violation is about: those it names, and those of the effects it names
+    (e.g. 613.7b names two effects with one timestamp on the same object)."""
+    found: set[str] = set()
+    for v in violation_objects(key):
+        space, name = names.names[v]
+        if space == "o":
+            found.add(name)
+            continue
+        for eff in doc.get("effects", ()):
+            if eff["id"] == name:
+                found.update(eff.get("objects", ()))
+                if eff.get("attached"):
+                    found.update(o["attached_to"] for o in doc["objects"]
+                                 if o["id"] == eff.get("source") and "attached_to" in o)
+    return found
+
+
 def _in_play(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {obj["id"]: obj for obj in doc["objects"]
             if obj["zone"] in ("battlefield", "stack") and obj["kind"] != "ability"}
@@ -934,7 +952,7 @@ def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = ()
                 if count != 1:
                     what = "no controller" if count == 0 else "more than one controller"
                     codes = sorted({str(k[1]).replace("_", "-") for k in view.facts
-                                    if k[0] == "violation" and o in violation_objects(k)})
+                                    if k[0] == "violation" and oid in _named(k, names, doc)})
                     if codes:  # the rules reject the snapshot itself
                         what += ", with violation " + ", ".join(codes)
                     _note(report.failures, seen, "f", what, view.numbers(groups), size, doc,
