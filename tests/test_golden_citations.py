@@ -1,0 +1,97 @@
+"""Citations stay put: for every scenario file under tests/scenarios and every
+supported CR version, every rule a ruling cites (each ``rule`` entry: where it
+sits, the fact or violation code it backs, the number) equals the golden record tests/data/citations.json,
+recorded before issue 13 moved the five per-version catalogs into one.
+
+After a change that is meant to alter citations (a new rule group, a fixed
+gap), review ``git diff`` of the record after rewriting it with
+``.venv/bin/python tests/test_golden_citations.py --update``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mtgcontrol import catalog
+from mtgcontrol.api import ErrorRecord, adjudicate_many
+
+HERE = Path(__file__).resolve().parent
+SCENARIOS = HERE / "scenarios"
+GOLDEN = HERE / "data" / "citations.json"
+NUMBERING = HERE / "data" / "numbering.lp"
+VERSIONS = ("2012-10-01", "2017-04-28", "2020-11-20", "2024-11-08", "2026-08-07")
+
+
+def _cited(node: Any, path: str, out: list[str]) -> None:
+    if isinstance(node, dict):
+        if "rule" in node:
+            fact = node.get("fact", node.get("code", ""))
+            out.append(f"{path} {fact} {node['rule']}".strip())
+        for key, value in node.items():
+            _cited(value, f"{path}/{key}", out)
+    elif isinstance(node, list):
+        for value in node:
+            _cited(value, path, out)
+
+
+def citations() -> dict[str, dict[str, list[str]]]:
+    """scenario file (relative) -> version -> its ruling's citations, sorted."""
+    files = sorted(SCENARIOS.rglob("*.yaml"))
+    docs = []
+    for path in files:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "snapshot" in data:
+            docs.append((path.relative_to(SCENARIOS).as_posix(), data["snapshot"]))
+    found: dict[str, dict[str, list[str]]] = {name: {} for name, _ in docs}
+    for version in VERSIONS:
+        results = adjudicate_many([(doc, name) for name, doc in docs], rules=version)
+        for (name, _), result in zip(docs, results, strict=True):
+            if isinstance(result, ErrorRecord):
+                found[name][version] = ["error " + json.dumps(result.to_dict(), sort_keys=True)]
+                continue
+            cited: list[str] = []
+            _cited(result.to_dict(), "", cited)
+            found[name][version] = sorted(set(cited))
+    return found
+
+
+def test_versions_are_the_recorded_ones() -> None:
+    assert tuple(v.name for v in catalog.versions()) == VERSIONS
+
+
+def test_number_tables_are_unchanged() -> None:
+    """The ``number/3`` facts each version loads, as a set per version (tests/data/numbering.lp)."""
+    golden: dict[str, set[str]] = {}
+    for line in NUMBERING.read_text(encoding="utf-8").splitlines():
+        if line.startswith("% "):
+            current = golden.setdefault(line[2:], set())
+        elif line:
+            current.add(line)
+    now = {v.name: set(catalog.numbering_facts(v).splitlines()) for v in catalog.versions()}
+    for name in VERSIONS:
+        assert now[name] == golden[name], (
+            f"{name}: number/3 facts differ from {NUMBERING.name}: only now "
+            f"{sorted(now[name] - golden[name])}, only before {sorted(golden[name] - now[name])}")
+
+
+def test_citations_are_unchanged() -> None:
+    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    now = citations()
+    differ = [f"{name} [{version}]" for name in sorted(set(golden) | set(now))
+              for version in VERSIONS
+              if golden.get(name, {}).get(version) != now.get(name, {}).get(version)]
+    assert not differ, (f"citations differ from {GOLDEN.name} (rerun with --update only if "
+                        "the change is meant):\n  " + "\n  ".join(differ))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        raise SystemExit("usage: python tests/test_golden_citations.py --update")
+    GOLDEN.write_text(json.dumps(citations(), indent=1, sort_keys=True, ensure_ascii=False)
+                      + "\n", encoding="utf-8")
+    print(f"wrote {GOLDEN}")
