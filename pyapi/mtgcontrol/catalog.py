@@ -1,56 +1,278 @@
-"""The rules catalog: supported CR versions and, per version, the rule numbers
-this project encodes, their paraphrases and the rule group implementing each.
+"""The rules catalog: the supported CR releases and every ownership/control rule
+group once, with its stable id, its paraphrase, the encoding group implementing
+it and its rule numbers by date (``rules/catalog.toml``; the format is described
+at the top of that file and in docs/new-cr-release.md).
 
-The catalog is data (``rules/<version>.toml``).  Python only reads it: which
-rule groups are in force, and under which number, reaches the encodings as
-``number(Version, Group, Number)`` facts.
+Everything per version is derived here: `versions` are the catalog's releases;
+`Version.rules` are the groups in force in a release under the numbers they have
+there, which reach the encodings as ``number(Version, Group, Number)`` facts
+(`numbering_facts`), so rulings cite each release's own numbers.
+
+``MTGCONTROL_CATALOG=FILE.toml`` reads another catalog file instead of the
+installed one (a draft for a new release, before reinstalling).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
+
+CATALOG_ENV = "MTGCONTROL_CATALOG"
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_NUMBER = re.compile(r"\d{3}\.\d+[a-z]?")
+_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
-@dataclass(frozen=True)
-class CatalogRule:
-    number: str
-    group: str
-    paraphrase: str
-    in_extract: bool = True
-
-
-@dataclass(frozen=True)
-class Version:
-    name: str  # the effective date, "2026-08-07"
-    rules: tuple[CatalogRule, ...]
-
-    @property
-    def const(self) -> str:
-        """The ASP constant naming this version."""
-        return "v" + self.name.replace("-", "_")
+class CatalogError(ValueError):
+    """The catalog file is malformed (names the group and the key)."""
 
 
 class UnknownVersion(ValueError):
     """A requested CR version or date that no supported version answers."""
 
 
+@dataclass(frozen=True)
+class Release:
+    date: str  # the effective date, "2026-08-07"
+    text: str  # the CR text extract, "cr-2026-08-07.txt"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One meaning of a group, in force from ``since`` until the group's next variant."""
+
+    key: str  # the group id for its first meaning, "<id>@<since>" for later ones
+    since: str
+    asp: str  # the encoding group: the string on(S,"...") tests and why/5 atoms carry
+    paraphrase: str
+    change: str = ""  # what changed against the previous variant (one line)
+    unencoded: str = ""  # why it is not expressible in snapshot/1 (then no encoding)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A rule group: one rule (or part of one) across releases."""
+
+    id: str
+    numbers: tuple[tuple[str, str], ...]  # (from release date, number), oldest first
+    until: str | None  # the first release without it
+    in_extract: bool
+    variants: tuple[Variant, ...]  # oldest first
+
+    def in_force(self, release: str) -> bool:
+        return self.numbers[0][0] <= release and (self.until is None or release < self.until)
+
+    def number(self, release: str) -> str | None:
+        """Its rule number in ``release`` (None when not in force)."""
+        if not self.in_force(release):
+            return None
+        return [n for since, n in self.numbers if since <= release][-1]
+
+    def variant(self, release: str) -> Variant | None:
+        if not self.in_force(release):
+            return None
+        return [v for v in self.variants if v.since <= release][-1]
+
+    def dated_numbers(self) -> list[tuple[str, str | None, str]]:
+        """(from, until or None, number): each number with the releases it holds for."""
+        ends = [since for since, _ in self.numbers[1:]] + [self.until]
+        return [(since, end, number) for (since, number), end in zip(self.numbers, ends,
+                                                                      strict=True)]
+
+
+@dataclass(frozen=True)
+class CatalogRule:
+    """A group as one release numbers it."""
+
+    number: str
+    group: str  # the encoding group (Variant.asp)
+    paraphrase: str
+    in_extract: bool = True
+    id: str = ""  # the stable group id
+    variant: str = ""  # the variant key
+    reason: str = ""  # for an unencoded entry: why
+
+
+@dataclass(frozen=True)
+class Version:
+    name: str  # the effective date, "2026-08-07"
+    rules: tuple[CatalogRule, ...]  # the encoded groups in force
+    unencoded: tuple[CatalogRule, ...] = ()  # in scope, not expressible in snapshot/1
+    text: str = ""  # the CR text extract's file name
+
+    @property
+    def const(self) -> str:
+        """The ASP constant naming this version."""
+        return "v" + self.name.replace("-", "_")
+
+    def entry(self, number: str) -> CatalogRule | None:
+        """The catalog entry (encoded or not) numbered ``number`` in this version."""
+        return next((r for r in (*self.rules, *self.unencoded) if r.number == number), None)
+
+
+# --- reading the catalog --------------------------------------------------------------
+
+def catalog_text() -> tuple[str, str]:
+    """(name, text) of the catalog file in use."""
+    path = os.environ.get(CATALOG_ENV)
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+    res = resources.files("mtgcontrol.ruledata") / "catalog.toml"
+    return "rules/catalog.toml", res.read_text(encoding="utf-8")
+
+
+def _str(table: dict[str, Any], key: str, where: str, pattern: re.Pattern[str] | None = None,
+         required: bool = True) -> str:
+    value = table.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip() or (
+            pattern is not None and not pattern.fullmatch(value)):
+        raise CatalogError(f"{where}: `{key}` must be " + (
+            f"a string like {pattern.pattern!r}" if pattern else "a non-empty string")
+            + f", got {value!r}")
+    return value
+
+
+def _group(table: dict[str, Any], index: int, releases: list[str]) -> Group:
+    where = f"[[group]] #{index + 1}"
+    gid = _str(table, "id", where, _ID)
+    where = f"group {gid!r}"
+    known = {"id", "numbers", "until", "in_extract", "asp", "paraphrase", "unencoded", "variant"}
+    if unknown := sorted(set(table) - known):
+        raise CatalogError(f"{where}: unknown keys {unknown} (expected {sorted(known)})")
+    raw = table.get("numbers")
+    if not isinstance(raw, dict) or not raw:
+        raise CatalogError(f'{where}: `numbers` must be a table {{ "FROM-DATE" = "NUMBER" }}')
+    numbers = []
+    for since, number in sorted(raw.items()):
+        if not _DATE.fullmatch(since) or not isinstance(number, str) or \
+                not _NUMBER.fullmatch(number):
+            raise CatalogError(f"{where}: `numbers` entry {since!r} = {number!r} must be "
+                               '"YYYY-MM-DD" = "NNN.Nx"')
+        numbers.append((since, number))
+    until = _str(table, "until", where, _DATE, required=False) or None
+    if "variant" in table:
+        if "asp" in table or "paraphrase" in table:
+            raise CatalogError(f"{where}: give `asp`/`paraphrase` either on the group or on "
+                               "each [[group.variant]], not both")
+        rows = table["variant"]
+    else:
+        rows = [{"since": numbers[0][0], "asp": table.get("asp"),
+                 "paraphrase": table.get("paraphrase"), "unencoded": table.get("unencoded")}]
+    variants = []
+    for i, row in enumerate(rows):
+        vwhere = f"{where} variant #{i + 1}"
+        if unknown := sorted(set(row) - {"since", "asp", "paraphrase", "change", "unencoded"}):
+            raise CatalogError(f"{vwhere}: unknown keys {unknown}")
+        since = _str(row, "since", vwhere, _DATE)
+        change = _str(row, "change", vwhere, required=i > 0)
+        unencoded = _str(row, "unencoded", vwhere, required=False) or \
+            (table.get("unencoded") or "" if "variant" in table else "")
+        variants.append(Variant(gid if i == 0 else f"{gid}@{since}", since,
+                                _str(row, "asp", vwhere), _str(row, "paraphrase", vwhere),
+                                change, unencoded))
+    if variants[0].since != numbers[0][0] or \
+            [v.since for v in variants] != sorted({v.since for v in variants}):
+        raise CatalogError(f"{where}: the first variant must start with the first `numbers` "
+                           "date and the others follow in date order, one per date")
+    in_extract = table.get("in_extract", True)
+    if not isinstance(in_extract, bool):
+        raise CatalogError(f"{where}: `in_extract` must be true or false")
+    group = Group(gid, tuple(numbers), until, in_extract, tuple(variants))
+    if not any(group.in_force(r) for r in releases):
+        raise CatalogError(f"{where}: in force in no release ({', '.join(releases)})")
+    return group
+
+
 @cache
+def _load(name: str, text: str) -> tuple[tuple[Release, ...], tuple[Group, ...]]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise CatalogError(f"{name}: not valid TOML ({err})") from None
+    releases = tuple(
+        Release(_str(r, "date", f"{name} [[release]]", _DATE),
+                _str(r, "text", f"{name} [[release]]")) for r in data.get("release", []))
+    if not releases or [r.date for r in releases] != sorted({r.date for r in releases}):
+        raise CatalogError(f"{name}: [[release]] entries must exist, in date order, one per date")
+    dates = [r.date for r in releases]
+    groups = tuple(_group(g, i, dates) for i, g in enumerate(data.get("group", [])))
+    for kind, keys in (("group id", [g.id for g in groups]),
+                       ("asp", [v.asp for g in groups for v in g.variants])):
+        if twice := sorted({k for k in keys if keys.count(k) > 1}):
+            raise CatalogError(f"{name}: {kind} used twice: {', '.join(twice)}")
+    return releases, groups
+
+
+def _catalog() -> tuple[tuple[Release, ...], tuple[Group, ...]]:
+    return _load(*catalog_text())
+
+
+def releases() -> tuple[Release, ...]:
+    return _catalog()[0]
+
+
+def groups() -> tuple[Group, ...]:
+    """Every group, in catalog order."""
+    return _catalog()[1]
+
+
+def group(group_id: str) -> Group:
+    """The group with stable id ``group_id`` (KeyError if none)."""
+    for g in groups():
+        if g.id == group_id:
+            return g
+    raise KeyError(group_id)
+
+
+def by_asp(asp: str) -> tuple[Group, Variant] | None:
+    """The group and variant whose encoding group is ``asp`` (``"110.5a@2017-04-28"``)."""
+    for g in groups():
+        for v in g.variants:
+            if v.asp == asp:
+                return g, v
+    return None
+
+
+def lookup(version: str | Version, number: str) -> tuple[Group, Variant] | None:
+    """The group and variant numbered ``number`` in ``version`` (a name or a Version)."""
+    name = version.name if isinstance(version, Version) else resolve(version).name
+    for g in groups():
+        if g.number(name) == number:
+            variant = g.variant(name)
+            assert variant is not None
+            return g, variant
+    return None
+
+
+def _version(release: Release, all_groups: tuple[Group, ...]) -> Version:
+    rules, unencoded = [], []
+    for g in all_groups:
+        number, v = g.number(release.date), g.variant(release.date)
+        if number is None or v is None:
+            continue
+        rule = CatalogRule(number, v.asp, v.paraphrase, g.in_extract, g.id, v.key, v.unencoded)
+        (unencoded if v.unencoded else rules).append(rule)
+    return Version(release.date, tuple(rules), tuple(unencoded), release.text)
+
+
+@cache
+def _versions(catalog: tuple[tuple[Release, ...], tuple[Group, ...]]) -> tuple[Version, ...]:
+    found, all_groups = catalog
+    return tuple(_version(r, all_groups) for r in found)
+
+
 def versions() -> tuple[Version, ...]:
-    """Every supported version, oldest first."""
-    found = []
-    for entry in resources.files("mtgcontrol.ruledata").iterdir():
-        if entry.name.endswith(".toml"):
-            data = tomllib.loads(entry.read_text(encoding="utf-8"))
-            rules = tuple(
-                CatalogRule(r["number"], r["group"], r["paraphrase"], r.get("in_extract", True))
-                for r in data["rule"]
-            )
-            found.append(Version(data["version"], rules))
-    return tuple(sorted(found, key=lambda v: v.name))
+    """Every supported version (the catalog's releases), oldest first."""
+    return _versions(_catalog())
 
 
 def newest() -> Version:
@@ -76,7 +298,7 @@ def resolve(date: str | None) -> Version:
 
 @cache
 def numbering_facts(version: Version) -> str:
-    """``number/3`` facts: the groups in force in ``version`` and their numbers."""
+    """``number/3`` facts: the encoded groups in force in ``version`` and their numbers."""
     return "\n".join(
         f'number({version.const},"{r.group}","{r.number}").' for r in version.rules
     )
