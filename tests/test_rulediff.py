@@ -1,6 +1,7 @@
 """`mtgcontrol rules diff`: CR texts parsed in both shapes (official document, project
 extract) and encodings, ownership/control rules matched across renumbering and classified,
-with the encodings citing them (mtgcontrol.rulediff).  Real data: /work/shared/cr."""
+with the encodings citing them (mtgcontrol.rulediff).  Real data: the CR extracts
+(tests/crtexts.py says where)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from crtexts import CR_DIR
 
 from mtgcontrol.cli import main
 from mtgcontrol.rulediff import (
@@ -21,7 +23,7 @@ from mtgcontrol.rulediff import (
     word_diff,
 )
 
-CR = Path(__file__).parents[2] / "shared" / "cr"
+CR = CR_DIR
 
 needs_cr = pytest.mark.skipif(
     not (CR / "cr-2026-08-07.txt").is_file(),

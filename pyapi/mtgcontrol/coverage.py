@@ -15,8 +15,8 @@ fast.  A static ``covers`` entry is taken at its word, except a number that
 names different rules in the versions the scenario runs under (2017's 111.2 is a
 spell rule, 2020's a token rule): that one counts only where the ruling cites it.
 
-Entries of a catalog's ``[[unencoded]]`` table (in scope, but not expressible
-in snapshot/1) are listed by ``unencoded`` and printed separately.
+Catalog groups marked ``unencoded`` (in scope, but not expressible in
+snapshot/1) are listed by ``unencoded`` and printed separately.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import re
 import shutil
 import sys
 import textwrap
-import tomllib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -94,18 +93,10 @@ def _version(version: catalog.Version | str | None) -> catalog.Version:
     return catalog.resolve(version)
 
 
-@cache
-def catalog_data(name: str) -> dict[str, Any]:
-    """The parsed ``rules/<name>.toml`` (all tables, ``[[unencoded]]`` included)."""
-    text = (resources.files("mtgcontrol.ruledata") / f"{name}.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
 def unencoded(version: catalog.Version | str | None = None) -> list[Unencoded]:
-    """The version's ``[[unencoded]]`` entries, in file order."""
-    data = catalog_data(_version(version).name)
-    return [Unencoded(u["number"], u["group"], u["paraphrase"], u["reason"])
-            for u in data.get("unencoded", [])]
+    """The version's catalog entries marked ``unencoded``, in catalog order."""
+    return [Unencoded(u.number, u.group, u.paraphrase, u.reason)
+            for u in _version(version).unencoded]
 
 
 @cache
