@@ -1,7 +1,10 @@
 """pytest plugin: collect scenario files (``*.yaml`` with ``snapshot`` and
 ``expect``) as tests, one per CR version the scenario names.
 
-Enabled automatically once mtgcontrol is installed (entry point ``pytest11``);
+Opt-in: installing mtgcontrol changes no project's test collection.  Enable it
+with ``pytest -p mtgcontrol.pytest_plugin``, or in the project's configuration
+(``addopts = "-p mtgcontrol.pytest_plugin"`` under ``[tool.pytest.ini_options]``,
+or ``pytest_plugins = ["mtgcontrol.pytest_plugin"]`` in a root ``conftest.py``).
 ``--mtgcontrol-change FILE.lp`` layers a proposal over the rules.
 """
 
