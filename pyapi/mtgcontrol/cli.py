@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("old", metavar="OLD.txt")
     d.add_argument("new", metavar="NEW.txt")
     d.add_argument("--format", choices=("text", "json"), default="text")
+    d.add_argument("--catalog-draft", metavar="FILE.toml",
+                   help="write the rules catalog with the new release and its renumberings "
+                        "applied (docs/new-cr-release.md)")
 
     bounds = argparse.ArgumentParser(add_help=False)
     bounds.add_argument("--players", type=int, default=2, help="players (default 2)")

@@ -761,12 +761,32 @@ def format_text(result: RulesDiff) -> str:
 
 
 def format_json(result: RulesDiff) -> str:
-    return json.dumps([c.to_dict() for c in result.changes], indent=2, ensure_ascii=False)
+    """One record per reported rule, with the catalog edits it calls for."""
+    from .release import proposed_edits
+
+    edits = proposed_edits(result)
+    return json.dumps([c.to_dict() | {"catalog_edits": [
+        e.to_dict() for e in edits if e.change == (c.old, c.new)]} for c in result.changes],
+        indent=2, ensure_ascii=False)
 
 
 def cmd_rules_diff(args: argparse.Namespace) -> int:
-    """``mtgcontrol rules diff OLD.txt NEW.txt [--format text|json]``."""
+    """``mtgcontrol rules diff OLD.txt NEW.txt [--format text|json] [--catalog-draft FILE]``:
+    the report, then the catalog edits the new release needs (`mtgcontrol.release`);
+    ``--catalog-draft`` writes the catalog with the mechanical ones applied."""
+    from .release import draft_catalog, format_edits, proposed_edits
+
     old, new = read_cr(args.old), read_cr(args.new)
     result = diff_rules(old, new)
-    print(format_json(result) if args.format == "json" else format_text(result))
+    edits = proposed_edits(result)
+    if args.format == "json":
+        print(format_json(result))
+    else:
+        print(format_text(result) + "\n\n" + format_edits(result, edits))
+    if getattr(args, "catalog_draft", None):
+        try:
+            draft = draft_catalog(catalog.catalog_text()[1], result, edits)
+        except ValueError as err:
+            raise InputError([InputProblem(result.new.name, "$", str(err))]) from None
+        Path(args.catalog_draft).write_text(draft, encoding="utf-8")
     return 0
