@@ -230,3 +230,13 @@ def test_print_catalog_runs(capsys: pytest.CaptureFixture[str]) -> None:
         assert coverage.print_catalog(v, None) == 0
     out = capsys.readouterr().out
     assert "coverage:" in out and "not encodable in snapshot/1" in out
+
+
+def test_print_group(capsys: pytest.CaptureFixture[str]) -> None:
+    assert coverage.print_group("token-owner") == 0
+    out = capsys.readouterr().out
+    assert "  110.5a   from 2012-10-01 until 2020-11-20\n  111.2    from 2020-11-20\n" in out
+    assert 'token-owner@2020-11-20 (since 2020-11-20, encoding group "111.2")' in out
+    assert "changed: The token's owner is the player who created it" in out
+    assert coverage.print_group("111.2") == 2
+    assert "expected a catalog group id" in capsys.readouterr().err

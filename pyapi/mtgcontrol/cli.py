@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "that cover it.  `mtgcontrol rules diff OLD.txt NEW.txt` "
                                    "compares two CR text files.")
     p.add_argument("--version", metavar="DATE", help="default: the newest")
+    p.add_argument("--group", metavar="ID", help="one rule group (stable id, as listed): its "
+                                                 "numbers by release and its meanings")
     rules_sub = p.add_subparsers(dest="rules_command", metavar="[diff]")
     d = rules_sub.add_parser("diff", help="ownership/control rules changed between two CR texts",
                              description="List the ownership and control rules whose text "
@@ -211,8 +213,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
         from .rulediff import cmd_rules_diff
 
         return cmd_rules_diff(args)
-    from .coverage import print_catalog
+    from .coverage import print_catalog, print_group
 
+    if args.group is not None:
+        return print_group(args.group)
     if args.version is not None:
         catalog_check(args.version)
     return print_catalog(catalog.resolve(args.version))

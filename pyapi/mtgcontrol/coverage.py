@@ -57,9 +57,10 @@ COMMENT = re.compile(r"%.*")
 @dataclass(frozen=True)
 class RuleCoverage:
     number: str
-    group: str
+    group: str  # the encoding group (asp)
     paraphrase: str
     in_extract: bool
+    id: str = ""  # the catalog variant key: the stable group id (@ the date of a later meaning)
     encodings: list[str] = field(default_factory=list)
     scenarios: list[str] = field(default_factory=list)
 
@@ -72,6 +73,7 @@ class Unencoded:
     group: str
     paraphrase: str
     reason: str
+    id: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def _version(version: catalog.Version | str | None) -> catalog.Version:
 
 def unencoded(version: catalog.Version | str | None = None) -> list[Unencoded]:
     """The version's catalog entries marked ``unencoded``, in catalog order."""
-    return [Unencoded(u.number, u.group, u.paraphrase, u.reason)
+    return [Unencoded(u.number, u.group, u.paraphrase, u.reason, u.variant)
             for u in _version(version).unencoded]
 
 
@@ -311,8 +313,8 @@ def coverage(version: catalog.Version | str | None = None,
     if isinstance(scenarios, Path):
         scenarios = load_scenarios(scenarios)
     covered = scenario_coverage(v, scenarios, dynamic) if scenarios else {}
-    return [RuleCoverage(r.number, r.group, r.paraphrase, r.in_extract, encodings_of(r.group),
-                         sorted(str(p) for p in covered.get(r.number, ())))
+    return [RuleCoverage(r.number, r.group, r.paraphrase, r.in_extract, r.variant,
+                         encodings_of(r.group), sorted(str(p) for p in covered.get(r.number, ())))
             for r in v.rules]
 
 
@@ -342,7 +344,7 @@ def print_catalog(version: catalog.Version | str | None = None,
           + (f", scenarios from {folder}" if with_scenarios else
              " (no scenario folder: encodings only)"), file=out)
     number_w = max([len("rule")] + [len(r.number) for r in rows])
-    group_w = max([len("group")] + [len(r.group) for r in rows if r.group != r.number])
+    group_w = max([len("group")] + [len(r.id) for r in rows])
     files_w = max([len("encodings")] + [len(" ".join(f.removesuffix(".lp") for f in r.encodings))
                                         for r in rows])
     head = f"{'rule':<{number_w}}  {'group':<{group_w}}  {'encodings':<{files_w}}"
@@ -350,7 +352,7 @@ def print_catalog(version: catalog.Version | str | None = None,
     indent = len(head) + 2
     print(f"{head}  paraphrase", file=out)
     for r in rows:
-        group = "" if r.group == r.number else r.group
+        group = r.id
         files = " ".join(f.removesuffix(".lp") for f in r.encodings) or "-"
         line = f"{r.number + ('' if r.in_extract else '*'):<{number_w}}  {group:<{group_w}}  "
         line += f"{files:<{files_w}}"
@@ -376,9 +378,31 @@ def print_catalog(version: catalog.Version | str | None = None,
         print(f"\nIn scope, not encodable in snapshot/1 ({len(unenc)}):", file=out)
         w = max(len(u.number) for u in unenc)
         for u in sorted(unenc, key=lambda u: _number_key(u.number)):
-            group = "" if u.group == u.number else f" [{u.group}]"
+            group = f" [{u.id}]"
             lines = _wrap(f"{u.paraphrase}{group} -- {u.reason}", max(40, width - w - 2))
             print(f"{u.number:<{w}}  {lines[0]}", file=out)
             for more in lines[1:]:
                 print(" " * (w + 2) + more, file=out)
+    return 0
+
+
+def print_group(group_id: str, out: Any = None) -> int:
+    """``mtgcontrol rules --group ID``: one group's numbers by release and its meanings."""
+    out = out or sys.stdout
+    try:
+        g = catalog.group(group_id)
+    except KeyError:
+        ids = ", ".join(sorted(g.id for g in catalog.groups()))
+        print(f"--group: expected a catalog group id ({ids}), got {group_id!r}", file=sys.stderr)
+        return 2
+    print(f"group {g.id}" + ("" if g.in_extract else " (not in the CR extracts)"), file=out)
+    for since, until, number in g.dated_numbers():
+        print(f"  {number:<8} from {since}" + (f" until {until}" if until else ""), file=out)
+    for v in g.variants:
+        print(f"{v.key} (since {v.since}, encoding group \"{v.asp}\")", file=out)
+        notes = [v.paraphrase] + [f"changed: {v.change}"] * bool(v.change) + \
+            [f"not encodable in snapshot/1: {v.unencoded}"] * bool(v.unencoded)
+        for note in notes:
+            for line in _wrap(note, 96):
+                print(f"  {line}", file=out)
     return 0

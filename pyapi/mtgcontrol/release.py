@@ -78,7 +78,8 @@ def proposed_edits(result: RulesDiff) -> list[CatalogEdit]:
         if change.kind == "disappeared":
             if not in_catalog:
                 edits.append(CatalogEdit("until", group.id, change.old or "",
-                                         f'{group.id}: until = "{date}" ({change.old} is gone)', pair))
+                                         f'{group.id}: until = "{date}" ({change.old} is gone)',
+                                         pair))
             continue
         assert change.new is not None
         if group.number(date) != change.new:
