@@ -240,3 +240,32 @@ def test_print_group(capsys: pytest.CaptureFixture[str]) -> None:
     assert "changed: The token's owner is the player who created it" in out
     assert coverage.print_group("111.2") == 2
     assert "expected a catalog group id" in capsys.readouterr().err
+
+
+def test_renumbering_table_of_cr_versions_doc_agrees() -> None:
+    """docs/cr-versions.md §3: each row's cells are the numbers its encoding groups (in
+    backticks) have in the catalog, per version ("—": none; "†": a superseded meaning;
+    a family summary like "723.x" is not checked)."""
+    text = (ROOT / "docs" / "cr-versions.md").read_text(encoding="utf-8")
+    table = text[text.index("## 3. Renumbering table"):text.index("### 3.1")]
+    names = [v.name for v in VERSIONS]
+    header = next(line for line in table.splitlines() if line.startswith("| concept"))
+    assert [c.strip() for c in header.strip("|").split("|")][2:] == names
+    wrong, rows = [], 0
+    for line in table.splitlines():
+        if not line.startswith("| ") or line.startswith(("| concept", "| **")):
+            continue
+        rows += 1
+        concept, groups, *cells = (c.strip() for c in line.strip("|").split("|"))
+        asps = re.findall(r"`([^`]+)`", groups)
+        for name, cell in zip(names, cells, strict=True):
+            if cell.endswith(".x"):
+                continue
+            found = [catalog.by_asp(a) for a in asps]
+            want = {g.number(name) for g, v in filter(None, found)
+                    if g.variant(name) == v} - {None}
+            got = cell.rstrip("†").strip()
+            if (set() if got == "—" else {got}) != want:
+                wrong.append(f"{concept} [{name}]: table {cell!r}, catalog {sorted(want)}")
+    assert rows > 50 and not wrong, "docs/cr-versions.md §3 disagrees with the catalog:" \
+        + _list(wrong)
