@@ -136,6 +136,7 @@ def test_2017_to_2020_token_rule_is_a_real_change() -> None:
     assert token.matched_by == "cross-reference"  # 110.2's "see rule 110.5a" became "111.2"
     assert "permanents.lp" in token.encodings
     assert "110.5a@2017-04-28" in token.groups and "111.2" in token.groups
+    assert token.ids == ("token-owner",)  # one stable group, two meanings
     # the rule renumbered from 111.2 (spell owner) is the same text
     assert changes[("111.2", "112.2")].kind == "renumbered"
     # a reference that follows a merely renumbered rule is editorial ...

@@ -47,6 +47,11 @@ text), ``examples changed`` (the rule text is the same, the examples are not),
 ``disappeared``.  A cross-reference to a rule that is not in both files cannot be checked,
 so such a change is ``changed``, with a note saying so.
 
+Catalog edits.  After the report, `mtgcontrol.release` proposes the edits of
+``rules/catalog.toml`` the new release needs (renumbered, changed, new, gone), and
+``--catalog-draft FILE`` writes the catalog with the mechanical ones applied
+(docs/new-cr-release.md).
+
 Encodings.  A reported rule maps to its catalog group(s) (its old number in the old
 version's catalog, its new number in the new one's; a rule outside the catalog maps to the
 group of its family head when that is catalogued: 707.10e to 707.10); an encoding cites a
@@ -588,6 +593,7 @@ class RuleChange:
     """Word diff of the examples, when they differ."""
     encodings: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
+    """The encoding groups (catalog ``asp``) of its old and new number."""
     old_text_hash: str | None = None
     new_text_hash: str | None = None
     matched_by: str | None = None
@@ -595,12 +601,15 @@ class RuleChange:
     criterion: str = ""
     """Why it is an ownership/control rule: catalog, catalog family, mentions control/owner."""
     note: str = ""
+    ids: tuple[str, ...] = ()
+    """The stable catalog group ids of `groups`."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "old": self.old, "new": self.new,
                 "old_text_hash": self.old_text_hash, "new_text_hash": self.new_text_hash,
                 "diff": list(self.diff), "examples_diff": list(self.examples_diff),
                 "encodings": list(self.encodings), "groups": list(self.groups),
+                "ids": list(self.ids),
                 "summary": self.summary, "matched_by": self.matched_by,
                 "criterion": self.criterion, "note": self.note}
 
@@ -670,7 +679,8 @@ def diff_rules(old: CRText, new: CRText) -> RulesDiff:
             kind, o.number if o else None, n.number if n else None, summary,
             tuple(text_diff), tuple(examples_diff), tuple(encodings), tuple(sorted(groups)),
             _hash(o.text) if o else None, _hash(n.text) if n else None,
-            pair.how or None, reason, note))
+            pair.how or None, reason, note,
+            tuple(sorted({found[0].id for g in groups if (found := catalog.by_asp(g))}))))
     changes.sort(key=lambda c: (KINDS.index(c.kind), _sort_key(c.new or c.old or "000.0")))
     return RulesDiff(old, new, scope_old.label, scope_new.label, compared, tuple(changes))
 
