@@ -9,7 +9,8 @@ there, which reach the encodings as ``number(Version, Group, Number)`` facts
 (`numbering_facts`), so rulings cite each release's own numbers.
 
 ``MTGCONTROL_CATALOG=FILE.toml`` reads another catalog file instead of the
-installed one (a draft for a new release, before reinstalling).
+installed one (a draft for a new release, before reinstalling); each file is
+read once per process.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ class Version:
     unencoded: tuple[CatalogRule, ...] = ()  # in scope, not expressible in snapshot/1
     text: str = ""  # the CR text extract's file name
 
+    def __hash__(self) -> int:  # by name: versions key caches and sets per snapshot
+        return hash(self.name)
+
     @property
     def const(self) -> str:
         """The ASP constant naming this version."""
@@ -192,8 +196,7 @@ def _group(table: dict[str, Any], index: int, releases: list[str]) -> Group:
     return group
 
 
-@cache
-def _load(name: str, text: str) -> tuple[tuple[Release, ...], tuple[Group, ...]]:
+def _parse(name: str, text: str) -> tuple[tuple[Release, ...], tuple[Group, ...]]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -212,8 +215,14 @@ def _load(name: str, text: str) -> tuple[tuple[Release, ...], tuple[Group, ...]]
     return releases, groups
 
 
+@cache
+def _load(path: str | None) -> tuple[tuple[Release, ...], tuple[Group, ...]]:
+    """The catalog read from ``path`` (None: the installed one), once per process."""
+    return _parse(*catalog_text())
+
+
 def _catalog() -> tuple[tuple[Release, ...], tuple[Group, ...]]:
-    return _load(*catalog_text())
+    return _load(os.environ.get(CATALOG_ENV) or None)
 
 
 def releases() -> tuple[Release, ...]:
@@ -265,14 +274,14 @@ def _version(release: Release, all_groups: tuple[Group, ...]) -> Version:
 
 
 @cache
-def _versions(catalog: tuple[tuple[Release, ...], tuple[Group, ...]]) -> tuple[Version, ...]:
-    found, all_groups = catalog
+def _versions(path: str | None) -> tuple[Version, ...]:
+    found, all_groups = _load(path)
     return tuple(_version(r, all_groups) for r in found)
 
 
 def versions() -> tuple[Version, ...]:
     """Every supported version (the catalog's releases), oldest first."""
-    return _versions(_catalog())
+    return _versions(os.environ.get(CATALOG_ENV) or None)
 
 
 def newest() -> Version:
@@ -283,14 +292,17 @@ def resolve(date: str | None) -> Version:
     """The version in force on ``date`` (an exact version or any later date)."""
     if date is None:
         return newest()
-    names = ", ".join(v.name for v in versions())
-    expected = (f"a supported CR version ({names}) or a later date YYYY-MM-DD, "
-                f"got {date!r}")
+    all_versions = versions()
+    for v in all_versions:  # the common case: an exact version name
+        if v.name == date:
+            return v
+    expected = (f"a supported CR version ({', '.join(v.name for v in all_versions)}) or a "
+                f"later date YYYY-MM-DD, got {date!r}")
     try:
-        day = dt.date.fromisoformat(date)
+        day = dt.date.fromisoformat(date).isoformat()
     except (TypeError, ValueError):
         raise UnknownVersion(expected) from None
-    in_force = [v for v in versions() if dt.date.fromisoformat(v.name) <= day]
+    in_force = [v for v in all_versions if v.name <= day]
     if not in_force:
         raise UnknownVersion(expected + " (no supported version was in force then)")
     return in_force[-1]
