@@ -23,8 +23,9 @@ EPILOG = "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontro
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", metavar="DATE",
-                        help="CR version, or any date from 2012-10-01 on (the version in force "
-                             "that day); default: the snapshot's own `rules`, else the newest")
+                        help="CR version (a release of the rules catalog), or any later date "
+                             "(the version in force that day); default: the snapshot's own "
+                             "`rules`, else the newest")
     parser.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                         help="a proposal file layered over the rules (repeatable)")
 
