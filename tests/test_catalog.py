@@ -207,6 +207,9 @@ BAD_CATALOGS = {
         '[[group.variant]]\nsince = "2012-10-01"\nasp = "a"\nparaphrase = "p"\n'
         '[[group.variant]]\nsince = "2020-11-20"\nasp = "b"\nparaphrase = "q"\n',
         "`change` must be"),
+    "until too early": ('[[group]]\nid = "x"\nnumbers = { "2012-10-01" = "108.3" }\n'
+                        'until = "2012-10-01"\nasp = "a"\nparaphrase = "p"\n',
+                        "`until` 2012-10-01 must come after"),
     "reused id": ('[[group]]\nid = "x"\nnumbers = { "2012-10-01" = "108.3" }\nasp = "a"\n'
                   'paraphrase = "p"\n[[group]]\nid = "x"\nnumbers = { "2012-10-01" = "108.4" }'
                   '\nasp = "b"\nparaphrase = "q"\n', "group id used twice: x"),

@@ -168,6 +168,8 @@ def _group(table: dict[str, Any], index: int, releases: list[str]) -> Group:
             raise CatalogError(f"{where}: give `asp`/`paraphrase` either on the group or on "
                                "each [[group.variant]], not both")
         rows = table["variant"]
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise CatalogError(f"{where}: `variant` must be [[group.variant]] tables")
     else:
         rows = [{"since": numbers[0][0], "asp": table.get("asp"),
                  "paraphrase": table.get("paraphrase"), "unencoded": table.get("unencoded")}]
@@ -178,8 +180,9 @@ def _group(table: dict[str, Any], index: int, releases: list[str]) -> Group:
             raise CatalogError(f"{vwhere}: unknown keys {unknown}")
         since = _str(row, "since", vwhere, _DATE)
         change = _str(row, "change", vwhere, required=i > 0)
+        # a group-level `unencoded` holds for every variant
         unencoded = _str(row, "unencoded", vwhere, required=False) or \
-            (table.get("unencoded") or "" if "variant" in table else "")
+            _str(table, "unencoded", where, required=False)
         variants.append(Variant(gid if i == 0 else f"{gid}@{since}", since,
                                 _str(row, "asp", vwhere), _str(row, "paraphrase", vwhere),
                                 change, unencoded))
@@ -187,6 +190,9 @@ def _group(table: dict[str, Any], index: int, releases: list[str]) -> Group:
             [v.since for v in variants] != sorted({v.since for v in variants}):
         raise CatalogError(f"{where}: the first variant must start with the first `numbers` "
                            "date and the others follow in date order, one per date")
+    if until is not None and until <= max(numbers[-1][0], variants[-1].since):
+        raise CatalogError(f"{where}: `until` {until} must come after its last number and "
+                           "variant dates")
     in_extract = table.get("in_extract", True)
     if not isinstance(in_extract, bool):
         raise CatalogError(f"{where}: `in_extract` must be true or false")
