@@ -2,7 +2,8 @@
 the newest extract with one rule renumbered (113.8 -> 113.9) and one reworded
 without a change of meaning (110.2a), effective 2027-02-05.  `rules diff` proposes
 the catalog edits and writes the draft catalog; with it, the new release is a
-supported version whose rulings are those of the newest one, citing the new number."""
+supported version whose rulings are those of the newest one, citing the new number,
+and `impact --exhaustive` between the two finds no difference in meaning."""
 
 from __future__ import annotations
 
@@ -71,7 +72,13 @@ def test_adding_a_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert main(["rules", "--version", "2027-02-05"]) == 0
     listing = capsys.readouterr().out
     assert "\n113.9 " in listing and "\n113.8 " not in listing
-    # 4. rulings are the same, citations use the new number
+    # 4. impact over every small situation: no difference in meaning
+    assert main(["impact", "--exhaustive", "--from", "2026-08-07", "--to", "2027-02-05",
+                 "--objects", "1", "--effects", "1", "--format", "json"]) == 0
+    impact = json.loads(capsys.readouterr().out)
+    assert impact["snapshots"] > 100 and impact["changed_snapshots"] == 0
+    assert impact["differences"] == []
+    # 5. rulings are the same, citations use the new number
     before, after = rulings("2026-08-07"), rulings("2027-02-05")
     assert sum('"rule": "113.8"' in r for r in before.values()) >= 5
     assert not any('"rule": "113.8"' in r for r in after.values())
