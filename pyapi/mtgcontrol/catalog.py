@@ -8,6 +8,11 @@ Everything per version is derived here: `versions` are the catalog's releases;
 there, which reach the encodings as ``number(Version, Group, Number)`` facts
 (`numbering_facts`), so rulings cite each release's own numbers.
 
+API: `versions`, `resolve`, `newest` (Version: name, rules, unencoded, entry(number));
+`numbering_facts(version)`; `groups`, `group(id)` (Group: numbers, dated_numbers(),
+variants, number(release), variant(release)); `lookup(version, number)` and
+`by_asp(asp)` -> (Group, Variant) (Variant: key, since, asp, paraphrase, change).
+
 ``MTGCONTROL_CATALOG=FILE.toml`` reads another catalog file instead of the
 installed one (a draft for a new release, before reinstalling); each file is
 read once per process.
