@@ -90,7 +90,7 @@ def test_every_catalog_rule_has_a_scenario(version: catalog.Version,
 
 @pytest.mark.parametrize("version", VERSIONS, ids=_ids)
 def test_extract_numbers(version: catalog.Version) -> None:
-    path = CR_DIR / f"cr-{version.name}.txt"
+    path = CR_DIR / version.text
     if not path.is_file():
         pytest.skip(f"no CR extract {path}")
     numbers = set(RULE_LINE.findall(path.read_text(encoding="utf-8")))
