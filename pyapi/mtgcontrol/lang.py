@@ -1,0 +1,75 @@
+"""Languages of explanations and pages: data files ``languages/<code>.toml``.
+
+A language file holds labels, terms (zones, fates, durations, facts), the
+reasons an effect loses, the wording of each kind of reason (``via``) and a
+paraphrase of each rule group.  English takes its ``via`` wording from the
+ruling (ruling.VIA) and its paraphrases from the rules catalog, so that they
+are written once.  Adding a language is adding a file; tests/test_lang.py fails
+when a file lacks an entry that English or the catalog has.
+
+Paraphrases are keyed by rule group id (the catalog's ``group``): the lookup
+is ``Lang.paraphrase`` alone.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from . import catalog
+from .ruling import VIA
+
+
+@dataclass(frozen=True)
+class Lang:
+    code: str
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.data.get("name", self.code))
+
+    def label(self, key: str, **values: Any) -> str:
+        return str(self.data["label"][key]).format(**values)
+
+    def term(self, category: str, value: str) -> str:
+        return str(self.data["term"].get(category, {}).get(value, value.replace("_", "-")))
+
+    def via(self, kind: str, **values: str) -> str:
+        template = self.data.get("via", {}).get(kind)
+        if template is None:
+            template = VIA[kind][0] if kind in VIA else kind + " {a} {b}"
+        return str(template).format(**values)
+
+    def loss(self, code: str, **values: str) -> str:
+        return str(self.data["loss"].get(code, code)).format(**values)
+
+    def paraphrase(self, version: catalog.Version, group: str) -> str:
+        """The paraphrase of rule group ``group`` (the one place groups are looked up)."""
+        own = self.data.get("paraphrase", {}).get(group)
+        if own is not None:
+            return str(own)
+        for rule in version.rules:
+            if rule.group == group:
+                return rule.paraphrase
+        return ""
+
+
+class UnknownLanguage(ValueError):
+    """A --lang that no language file answers."""
+
+
+def codes() -> list[str]:
+    root = resources.files("mtgcontrol.languages")
+    return sorted(e.name[:-5] for e in root.iterdir() if e.name.endswith(".toml"))
+
+
+@cache
+def language(code: str) -> Lang:
+    if code not in codes():
+        raise UnknownLanguage(f"a language among {', '.join(codes())}, got {code!r}")
+    text = (resources.files("mtgcontrol.languages") / f"{code}.toml").read_text(encoding="utf-8")
+    return Lang(code, tomllib.loads(text))

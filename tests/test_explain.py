@@ -1,0 +1,133 @@
+"""Explanations over every scenario: the tree's rules are exactly the rules the
+ruling cites, every reason rests on snapshot facts (JSON paths that resolve)
+or on other derivations, and those agree with the ruling."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_engine import ROOT, all_snapshots
+
+from mtgcontrol.cli import main
+from mtgcontrol.explain import Derivation, Explained, _lookup, explain, to_document
+
+SNAPSHOTS = all_snapshots()
+FACTS = ("owner", "controller", "you", "default_controller")
+
+
+def check_tree(exp: Explained, d: Derivation, doc: dict[str, Any]) -> None:
+    """Every reason has facts or uses; facts resolve; uses agree with the ruling."""
+    if d.repeated:
+        return
+    if d.at is not None:
+        assert d.value == exp.ruling.controller(d.object, at=d.at)
+    for reason in d.because:
+        assert reason.facts or reason.uses, (d.object, d.fact, reason.rule, reason.kind)
+        for leaf in reason.facts:
+            assert leaf.path.startswith("$")
+            if leaf.present:
+                assert _lookup(doc, leaf.path) == leaf.value, leaf.path
+            else:  # an absent field: the path's parent exists
+                parent = leaf.path.rsplit(".", 1)[0]
+                assert _lookup(doc, parent) is not None or leaf.path == "$.players[0]"
+        for used in reason.uses:
+            check_tree(exp, used, doc)
+
+
+@pytest.mark.parametrize("name,doc", SNAPSHOTS, ids=[n for n, _ in SNAPSHOTS])
+def test_tree_cites_exactly_the_ruling(name: str, doc: dict[str, Any]) -> None:
+    exp = explain(doc)
+    ruling = exp.ruling
+    for oid, obj in ruling.objects.items():
+        for fact in FACTS:
+            cited = sorted({b.rule for b in obj.because if b.fact == fact})
+            d = exp.derivation(oid, fact)
+            assert d.rules() == cited, (oid, fact)
+            assert d.value == getattr(obj, fact)
+            check_tree(exp, d, doc)
+        fate = exp.derivation(oid, "fate")
+        assert bool(fate.because) == (oid in ruling.left_game)
+        assert set(fate.rules()) <= {b.rule for b in obj.because if b.fact == "controller"}
+        check_tree(exp, fate, doc)
+    for aid, ab in ruling.abilities.items():
+        d = exp.derivation(aid, "may_activate")
+        assert d.rules() == sorted({b["rule"] for b in ab["because"]
+                                    if b["fact"] == "may_activate"})
+        check_tree(exp, d, doc)
+
+
+def test_losers_say_why() -> None:
+    """An ended steal and an older one that lost: each with its reason and facts."""
+    doc = {"players": ["alice", "bob", "carol"], "now": 30, "objects": [
+        {"id": "spell", "kind": "card", "zone": "gone",
+         "start": {"zone": "library", "player": "bob"}, "put_on_stack": {"at": 9, "by": "bob"}},
+        {"id": "bear", "kind": "card", "zone": "battlefield",
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 3, "under": "alice"}}],
+        "effects": [
+        {"id": "old", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "bob",
+         "objects": ["bear"], "timestamp": 10},
+        {"id": "ended", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "carol",
+         "objects": ["bear"], "timestamp": 20, "duration": "end-of-turn", "ended_at": 25},
+        {"id": "new", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "carol",
+         "objects": ["bear"], "timestamp": 15}]}
+    exp = explain(doc)
+    cands = {c.effect: c for c in exp.derivation("bear", "controller").candidates}
+    assert cands["new"].won and not cands["old"].won
+    assert [x.code for x in cands["old"].losses] == ["later"]
+    assert [x.code for x in cands["ended"].losses] == ["ended"]
+    assert "$.effects[1].ended_at" in [f.path for f in cands["ended"].losses[0].facts]
+    why = exp.why_not("bear", "controller", "bob")
+    assert not why.is_value and [c.effect for c in why.candidates] == ["old"]
+    assert exp.why_not("bear", "controller", "carol").is_value
+
+
+def test_new_object_after_zone_change() -> None:
+    doc = {"players": ["alice", "bob"], "now": 30, "objects": [
+        {"id": "spell", "kind": "card", "zone": "gone",
+         "start": {"zone": "library", "player": "bob"}, "put_on_stack": {"at": 9, "by": "bob"}},
+        {"id": "bear", "kind": "card", "zone": "battlefield",
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 20, "under": "alice"}}],
+        "effects": [{"id": "steal", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "bob",
+                     "objects": ["bear"], "timestamp": 10}]}
+    exp = explain(doc)
+    (cand,) = exp.derivation("bear", "controller").candidates
+    assert [x.code for x in cand.losses] == ["new_object"]
+    assert "400.7" in exp.derivation("bear", "controller").rules()
+
+
+def test_json_document_is_stable(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "bear", "--format", "json", "--why-not", "alice"]) == 0
+    first = capsys.readouterr().out
+    assert main(["explain", path, "bear", "--format", "json", "--why-not", "alice"]) == 0
+    assert capsys.readouterr().out == first
+    data = json.loads(first)
+    assert data["format"] == "explanation/1"
+    assert data["value"] == "bob" and data["why_not"]["holds"] is False
+    assert {r["rule"] for r in data["because"]} == {"109.5", "613.1b"}
+    assert data == to_document(explain(path), "bear", "controller", "alice")
+
+
+def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "nope"]) == 2
+    assert "OBJECT" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--why-not", "zed"]) == 2
+    assert "--why-not" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--lang", "xx"]) == 2
+    assert "--lang" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--format", "html"]) == 2
+    assert "-o" in capsys.readouterr().err
+
+
+def test_text_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "bear"]) == 0
+    out = capsys.readouterr().out
+    assert "[613.1b] effect e1" in out and "$.objects[1].entered" in out
