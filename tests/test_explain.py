@@ -51,6 +51,10 @@ def test_tree_cites_exactly_the_ruling(name: str, doc: dict[str, Any]) -> None:
         assert bool(fate.because) == (oid in ruling.left_game)
         assert set(fate.rules()) <= {b.rule for b in obj.because if b.fact == "controller"}
         check_tree(exp, fate, doc)
+    for cands in exp.candidates.values():  # every losing effect says why
+        for cand in cands:
+            assert cand.won or cand.losses, cand
+            assert "other" not in [x.code for x in cand.losses], cand
     for aid, ab in ruling.abilities.items():
         d = exp.derivation(aid, "may_activate")
         assert d.rules() == sorted({b["rule"] for b in ab["because"]

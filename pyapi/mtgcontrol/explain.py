@@ -189,7 +189,8 @@ class Explained:
                                                    object=object_id))
         mine = [c for c in self.candidates.get(object_id, []) if c.player == player]
         parts = [lang.label("why_not_value", player=player, fact=term, object=object_id,
-                            value=value if value is not None else lang.label("nobody"))]
+                            value=value) if value is not None else
+                 lang.label("why_not_nobody", player=player, fact=term, object=object_id)]
         obj = self.ruling.objects.get(object_id)
         if fact == "controller" and obj is not None and obj.default_controller == player:
             parts.append(lang.label("why_not_default", player=player))
@@ -362,7 +363,7 @@ class _Reader:
         if kind in "poe" and isinstance(value, int):
             return self.name(value) if value else self.lang.label("nobody")
         if kind in "zfd" and isinstance(value, str):
-            return self.lang.term({"z": "zone", "f": "fate", "d": "duration"}[kind], value)
+            return self.lang.term({"z": "zone_in", "f": "fate", "d": "duration"}[kind], value)
         return str(value)
 
     def via(self, kind: str, a: Any, b: Any) -> str:

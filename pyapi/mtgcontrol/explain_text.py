@@ -21,6 +21,8 @@ def leaf_text(leaf: Leaf, lang: Lang) -> str:
 
 def heading(deriv: Derivation, lang: Lang) -> str:
     value = deriv.value if deriv.value is not None else lang.label("none")
+    if deriv.fact == "fate" and deriv.value is not None:
+        value = lang.term("fate", deriv.value)
     if deriv.at is not None:
         return lang.label("fact_at", object=deriv.object, at=deriv.at, value=value)
     return lang.label("fact_is", fact=lang.term("fact", deriv.fact), object=deriv.object,
@@ -39,12 +41,12 @@ def tree_lines(deriv: Derivation, lang: Lang, indent: str = "") -> list[str]:
         if reason.paraphrase:
             lines.append(f"{indent}      {reason.paraphrase}")
         for leaf in reason.facts:
-            lines.append(f"{indent}      {lang.label('rests_on')}: {leaf_text(leaf, lang)}")
+            lines.append(f"{indent}      {lang.label('rests_on')} {leaf_text(leaf, lang)}")
         for used in reason.uses:
-            lines.append(f"{indent}      {lang.label('uses')}:")
+            lines.append(f"{indent}      {lang.label('uses')}")
             lines.extend(tree_lines(used, lang, indent + "        "))
     if deriv.candidates:
-        lines.append(indent + "  " + lang.label("candidates", object=deriv.object) + ":")
+        lines.append(indent + "  " + lang.label("candidates", object=deriv.object))
         lines.extend(candidate_lines(deriv.candidates, lang, indent + "    "))
     return lines
 
@@ -55,11 +57,11 @@ def candidate_lines(cands: list[Candidate], lang: Lang, indent: str) -> list[str
         gives = (lang.label("gives", player=c.player) if c.player
                  else lang.label("gives_unknown"))
         outcome = lang.label("decides") if c.won else lang.label("lost")
-        lines.append(f"{indent}{lang.label('effect')} {c.effect}: {gives}: {outcome}")
+        lines.append(indent + lang.label("candidate", effect=c.effect, gives=gives, outcome=outcome))
         for loss in c.losses:
             lines.append(f"{indent}  - {loss.text}")
             for leaf in loss.facts:
-                lines.append(f"{indent}      {lang.label('rests_on')}: {leaf_text(leaf, lang)}")
+                lines.append(f"{indent}      {lang.label('rests_on')} {leaf_text(leaf, lang)}")
     return lines
 
 
@@ -67,8 +69,7 @@ def explanation_text(exp: Explained, object_id: str, fact: str,
                      why_not: WhyNot | None = None) -> str:
     lang = exp.lang
     deriv = exp.derivation(object_id, fact)
-    title = lang.label("page_title", id=exp.ruling.id or lang.label("untitled"),
-                       rules=exp.ruling.rules)
+    title = lang.title("page_title", exp.ruling.id, rules=exp.ruling.rules)
     lines = [title, *tree_lines(deriv, lang)]
     if why_not is not None:
         lines.append(lang.label("why_not", player=why_not.player))

@@ -13,6 +13,7 @@ is ``Lang.paraphrase`` alone.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -21,6 +22,9 @@ from typing import Any
 
 from . import catalog
 from .ruling import VIA
+
+
+FALLBACK = {"zone_in": "zone"}
 
 
 @dataclass(frozen=True)
@@ -33,19 +37,43 @@ class Lang:
         return str(self.data.get("name", self.code))
 
     def label(self, key: str, **values: Any) -> str:
-        return str(self.data["label"][key]).format(**values)
+        return self.format(str(self.data["label"][key]), values)
+
+    def title(self, key: str, id: str | None, **values: Any) -> str:
+        """A title naming the snapshot ``id``, or its ``_anon`` form when it has none."""
+        return self.label(key, id=id, **values) if id else self.label(key + "_anon", **values)
+
+    def format(self, template: str, values: dict[str, Any]) -> str:
+        """Fill a template; the file's ``[elision]`` table turns e.g. French "de {p}"
+        into "d'alice" before a name starting with a vowel."""
+        for word, rule in self.data.get("elision", {}).items():
+            pattern = re.compile(r"(?<![\w'])" + re.escape(word) + r"\{(\w+)\}")
+
+            def elide(m: re.Match[str], rule: dict[str, str] = rule) -> str:
+                value = str(values.get(m.group(1), ""))
+                if value[:1].lower() in rule["before"]:
+                    return rule["as"] + "{" + m.group(1) + "}"
+                return m.group(0)
+
+            template = pattern.sub(elide, template)
+        return template.format(**values)
 
     def term(self, category: str, value: str) -> str:
-        return str(self.data["term"].get(category, {}).get(value, value.replace("_", "-")))
+        """A term of ``category``; ``zone_in`` (a zone as a phrase) falls back to ``zone``."""
+        terms = self.data["term"]
+        found = terms.get(category, {}).get(value)
+        if found is None and category in FALLBACK:
+            return self.term(FALLBACK[category], value)
+        return str(found) if found is not None else value.replace("_", "-")
 
     def via(self, kind: str, **values: str) -> str:
         template = self.data.get("via", {}).get(kind)
         if template is None:
             template = VIA[kind][0] if kind in VIA else kind + " {a} {b}"
-        return str(template).format(**values)
+        return self.format(str(template), values)
 
     def loss(self, code: str, **values: str) -> str:
-        return str(self.data["loss"].get(code, code)).format(**values)
+        return self.format(str(self.data["loss"].get(code, code)), values)
 
     def paraphrase(self, version: catalog.Version, group: str) -> str:
         """The paraphrase of rule group ``group`` (the one place groups are looked up)."""

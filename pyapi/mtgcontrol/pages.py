@@ -129,8 +129,10 @@ def effects_graph(exp: Explained) -> dict[str, Any]:
                             (y1 + 2 * my + y2) // 4, won, colors.get(player or "", "#777")))
     rows = (len(order) + per_row - 1) // per_row
     width = 20 + min(len(order), per_row) * (w + gx)
+    lowest = max((b.y + b.h for b in boxes.values()), default=0)
+    bow = max((40 + 30 * (n - 1) for n in seen.values()), default=0)
     return {"boxes": list(boxes.values()), "arrows": arrows, "width": max(width, 300),
-            "height": 40 + rows * (h + gy)}
+            "height": lowest + bow // 2 + 40 if rows else 0}
 
 
 def timelines(exp: Explained) -> dict[str, Any]:
@@ -144,7 +146,10 @@ def timelines(exp: Explained) -> dict[str, Any]:
     for oid, obj in exp.ruling.objects.items():
         if not obj.history:
             continue
-        points = sorted(obj.history.items())
+        points: list[tuple[int, str | None]] = []
+        for t, p in sorted(obj.history.items()):  # one segment per stretch of one player
+            if not points or points[-1][1] != p:
+                points.append((t, p))
         segments = []
         for i, (t, p) in enumerate(points):
             end = points[i + 1][0] if i + 1 < len(points) else now
@@ -153,9 +158,13 @@ def timelines(exp: Explained) -> dict[str, Any]:
             segments.append({"x": x1, "w": max(x2 - x1, 4), "player": p, "from": t,
                              "to": end, "color": colors.get(p or "", "#ddd")})
         rows.append({"object": oid, "segments": segments})
-    ticks = sorted({t for o in exp.ruling.objects.values() for t in o.history})
+    ticks: list[dict[str, int]] = []
+    for t in sorted({t for o in exp.ruling.objects.values() for t in o.history}):
+        x = left + (t - start) * width // span
+        if not ticks or x - ticks[-1]["x"] >= 18:  # labels that would overlap are left out
+            ticks.append({"t": t, "x": x})
     return {"rows": rows, "left": left, "width": width, "height": 34 + 26 * len(rows),
-            "ticks": [{"t": t, "x": left + (t - start) * width // span} for t in ticks]}
+            "ticks": ticks}
 
 
 def snapshot_view(exp: Explained, open_fact: tuple[str, str] | None = None) -> dict[str, Any]:
@@ -207,16 +216,16 @@ def ruling_page(explained: Sequence[Explained], lang: Lang) -> str:
     """The page of one or more rulings (``adjudicate --format html``)."""
     views = [snapshot_view(e) for e in explained]
     first = explained[0].ruling
-    title = lang.label("page_title", id=first.id or lang.label("untitled"), rules=first.rules)
+    title = lang.title("page_title", first.id, rules=first.rules)
     return render("ruling.html.j2", lang, title=title, views=views, focus=None)
 
 
 def explain_page(exp: Explained, object_id: str, fact: str, why_not: str | None) -> str:
     lang = exp.lang
     fact = fact.replace("-", "_")
-    view = snapshot_view(exp, (object_id, fact))
-    title = lang.label("page_title_explain", fact=lang.term("fact", fact), object=object_id,
-                       id=exp.ruling.id or lang.label("untitled"), rules=exp.ruling.rules)
+    view = snapshot_view(exp)
+    title = lang.title("page_title_explain", exp.ruling.id, fact=lang.term("fact", fact),
+                       object=object_id, rules=exp.ruling.rules)
     focus = {"derivation": exp.derivation(object_id, fact),
              "why_not": exp.why_not(object_id, fact, why_not) if why_not else None}
     return render("ruling.html.j2", lang, title=title, views=[view], focus=focus)
@@ -275,7 +284,7 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
         sections = [(name, [{"label": s["what"] + " (" + ", ".join(s["rules"]) + ")",
                              "count": s["snapshots"], "witness": s.get("witness")}
                             for s in data.get(key, [])])
-                    for name, key in (("controller failures", "controller_failures"),
+                    for name, key in ((lang.label("controller_failures"), "controller_failures"),
                                       (lang.label("choices"), "choices"),
                                       (lang.label("violations"), "violations"))]
         chart = bars((f"{name}: {s['label']}", s["count"]) for name, ss in sections
