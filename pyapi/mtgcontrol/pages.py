@@ -102,37 +102,68 @@ def effects_graph(exp: Explained) -> dict[str, Any]:
             if o not in involved:
                 involved.append(o)
     order = [o["id"] for o in doc.get("objects", []) if o["id"] in involved]
-    per_row, w, h, gx, gy = 4, 150, 46, 70, 90
+    rows = _layers(order, [(src, target) for _, src, target, _, _ in links])
+    w, h, gx, gy, pad, side = 150, 44, 60, 110, 24, 110
+    widest = max((len(r) for r in rows), default=0)
+    width = max(2 * side + widest * w + (widest - 1) * gx, 320)
     boxes: dict[str, Box] = {}
-    for i, oid in enumerate(order):
-        controller = exp.ruling.objects[oid].controller if oid in exp.ruling.objects else None
-        boxes[oid] = Box(oid, 20 + (i % per_row) * (w + gx), 20 + (i // per_row) * (h + gy),
-                         w, h, oid, colors.get(controller or "", "#777"))
+    for level, row in enumerate(rows):
+        x0 = (width - (len(row) * w + (len(row) - 1) * gx)) // 2
+        for i, oid in enumerate(row):
+            controller = exp.ruling.objects[oid].controller if oid in exp.ruling.objects else None
+            boxes[oid] = Box(oid, x0 + i * (w + gx), pad + level * (h + gy), w, h, oid,
+                             colors.get(controller or "", "#777"))
+    # Spread the ends of the arrows that leave or reach the same box.
+    outs: dict[str, list[int]] = {}
+    ins: dict[str, list[int]] = {}
+    for n, (_, src, target, _, _) in enumerate(links):
+        outs.setdefault(src, []).append(n)
+        ins.setdefault(target, []).append(n)
+
+    def spread(box: Box, items: list[int], n: int) -> int:
+        k = len(items)
+        return box.x + box.w * (items.index(n) + 1) // (k + 1)
+
     arrows = []
-    seen: Counter[tuple[str, str]] = Counter()
-    for effect, src, target, won, player in links:
+    for n, (effect, src, target, won, player) in enumerate(links):
         a, b = boxes[src], boxes[target]
-        bend = 40 + 30 * seen[(src, target)]
-        seen[(src, target)] += 1
-        x1, y1, x2, y2 = a.cx, a.y + a.h, b.cx, b.y
-        if a.y == b.y:  # same row: leave from the bottom, arrive at the bottom, bowed down
-            y1 = y2 = a.y + a.h
-            mx, my = (x1 + x2) // 2, y1 + bend
-        elif b.y < a.y:  # arrow upwards
+        x1, x2 = spread(a, outs[src], n), spread(b, ins[target], n)
+        if b.y > a.y + a.h + gy:  # skips a row: bowed around the boxes between
+            y1, y2 = a.y + a.h, b.y
+            between = [x for x in boxes.values() if a.y < x.y < b.y]
+            left = min(x.x for x in between)
+            right = max(x.x + x.w for x in between)
+            mx = left - 2 * (side - 20) if (x1 + x2) / 2 < (left + right) / 2 \
+                else right + 2 * (side - 20)
+            my = (y1 + y2) // 2
+        elif b.y > a.y:  # downwards: bottom of the source to the top of the object
+            y1, y2 = a.y + a.h, b.y
+            mx, my = (x1 + x2) // 2, (y1 + y2) // 2
+        elif b.y < a.y:  # upwards: bowed out to the right
             y1, y2 = a.y, b.y + b.h
-            mx, my = (x1 + x2) // 2 + bend, (y1 + y2) // 2
-        else:
-            mx, my = (x1 + x2) // 2 + bend, (y1 + y2) // 2
+            mx, my = max(x1, x2) + 60, (y1 + y2) // 2
+        else:  # the same row: one way below the boxes, the other above
+            below = x1 < x2
+            y1 = y2 = a.y + a.h if below else a.y
+            mx, my = (x1 + x2) // 2, y1 + (50 if below else -50)
         path = f"M{x1},{y1} Q{mx},{my} {x2},{y2}"
         label = f"{effect} → {player}" if player else effect
         arrows.append(Arrow(effect, src, target, path, label, (x1 + 2 * mx + x2) // 4,
                             (y1 + 2 * my + y2) // 4, won, colors.get(player or "", "#777")))
-    rows = (len(order) + per_row - 1) // per_row
-    width = 20 + min(len(order), per_row) * (w + gx)
-    lowest = max((b.y + b.h for b in boxes.values()), default=0)
-    bow = max((40 + 30 * (n - 1) for n in seen.values()), default=0)
-    return {"boxes": list(boxes.values()), "arrows": arrows, "width": max(width, 300),
-            "height": lowest + bow // 2 + 40 if rows else 0}
+    height = pad * 2 + len(rows) * h + (len(rows) - 1) * gy + (60 if len(rows) == 1 else 30)
+    return {"boxes": list(boxes.values()), "arrows": arrows, "width": width,
+            "height": height if rows else 0}
+
+
+def _layers(order: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
+    """Rows of boxes: every source above the objects it gives (a cycle shares a row)."""
+    level = dict.fromkeys(order, 0)
+    for _ in range(len(order)):
+        for src, target in edges:
+            if level[target] <= level[src]:
+                level[target] = min(level[src] + 1, len(order) - 1)
+    used = sorted(set(level.values()))
+    return [[o for o in order if level[o] == lv] for lv in used]
 
 
 def timelines(exp: Explained) -> dict[str, Any]:
@@ -229,6 +260,25 @@ def explain_page(exp: Explained, object_id: str, fact: str, why_not: str | None)
     focus = {"derivation": exp.derivation(object_id, fact),
              "why_not": exp.why_not(object_id, fact, why_not) if why_not else None}
     return render("ruling.html.j2", lang, title=title, views=[view], focus=focus)
+
+
+def notebook_html(ruling: Any, lang: str = "en") -> str:
+    """The ruling's page for Jupyter, in an iframe so that its style stays its own.
+
+    The derivations are judged again from the ruling's snapshot (under the same
+    version); a ruling that a proposal changed is shown as its table only.
+    """
+    import html
+
+    from .text import ruling_table
+
+    doc = getattr(ruling, "_snapshot", None)
+    exp = explain(doc, ruling.rules, (), lang) if doc is not None else None
+    if exp is None or exp.ruling.to_dict() != ruling.to_dict():
+        return "<pre>" + html.escape(ruling_table(ruling)) + "</pre>"
+    page = ruling_page([exp], exp.lang)
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" title="mtgcontrol ruling" '
+            'style="width: 100%; height: 640px; border: 1px solid #ddd"></iframe>')
 
 
 # --- Summary pages ----------------------------------------------------------------
