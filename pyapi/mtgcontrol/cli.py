@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=500,
                    help="snapshots per grounding (default 500)")
     _common(p)
+    p.add_argument("--html", metavar="PAGE.html",
+                   help="also write a summary page of the results (needs -o)")
+    p.add_argument("--lang", default="en", metavar="en|fr|it",
+                   help="language of the summary page (default en)")
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
@@ -238,8 +242,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.rules is not None:
         catalog_check(args.rules)
-    return run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
+    if args.html is not None:
+        from .pages import check_page_options
+
+        check_page_options(args)
+    code = run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
                      args.batch_size)
+    if args.html is not None:
+        from .pages import batch_summary_file
+
+        batch_summary_file(args.output, args.html, args.lang)
+    return code
 
 
 def cmd_test(args: argparse.Namespace) -> int:

@@ -287,7 +287,7 @@ def bars(counts: Iterable[tuple[str, int]], color: str = "#1f77b4") -> dict[str,
     """A horizontal bar chart of (label, count), largest first."""
     items = sorted(counts, key=lambda kv: (-kv[1], catalog_order(kv[0])))
     top = max((n for _, n in items), default=1) or 1
-    return {"items": [{"label": k, "count": n, "w": max(2, 380 * n // top), "y": 24 * i}
+    return {"items": [{"label": k, "count": n, "w": max(2, 400 * n // top), "y": 24 * i}
                       for i, (k, n) in enumerate(items)],
             "height": 24 * len(items) + 4, "color": color}
 
@@ -305,9 +305,8 @@ def rulings_summary(records: Iterable[dict[str, Any]], lang: Lang, title: str) -
             errors.append(rec)
             continue
         judged += 1
-        for obj in rec.get("objects", {}).values():
-            for b in obj.get("because", ()):
-                cites[b["rule"]] += 1
+        cites.update({b["rule"] for obj in rec.get("objects", {}).values()
+                      for b in obj.get("because", ())})
         if rec.get("violations"):
             with_violations += 1
         for v in rec.get("violations", ()):
@@ -317,7 +316,7 @@ def rulings_summary(records: Iterable[dict[str, Any]], lang: Lang, title: str) -
         (lang.label("judged"), judged), (lang.label("errors"), len(errors)),
         (lang.label("with_violations"), with_violations)],
         cites=bars(cites.items()), codes=bars(codes.items(), "#d62728"),
-        violations=violations[:500], errors=errors[:200], research=None)
+        violations=violations[:500], errors=errors[:200], research=None, research_kind=None)
 
 
 def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
@@ -331,21 +330,21 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
                  (lang.label("changed_snapshots"), data.get("changed_snapshots", 0))]
     else:
         title = lang.label("summary_verify", rules=data["rules"])
-        sections = [(name, [{"label": s["what"] + " (" + ", ".join(s["rules"]) + ")",
+        sections = [(name, [{"label": s["what"] + " (" + (", ".join(s["rules"]) or "–") + ")",
                              "count": s["snapshots"], "witness": s.get("witness")}
                             for s in data.get(key, [])])
                     for name, key in ((lang.label("controller_failures"), "controller_failures"),
                                       (lang.label("choices"), "choices"),
                                       (lang.label("violations"), "violations"))]
-        chart = bars((f"{name}: {s['label']}", s["count"]) for name, ss in sections
-                     for s in ss)
+        chart = bars((s["label"], s["count"]) for _, ss in sections for s in ss)
         stats = [(lang.label("snapshots"), data.get("snapshots", 0)),
                  (lang.label("result"), lang.label("proved") if data.get("ok")
                   else lang.label("counterexamples"))]
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in
                                                       data["bounds"].items())))
-    return render("summary.html.j2", lang, title=title, kind="research", stats=stats,
+    return render("summary.html.j2", lang, title=title, kind="research", research_kind=kind,
+                  stats=stats,
                   cites=chart, codes=None, violations=[], errors=data.get("errors", [])[:200],
                   research=sections)
 
@@ -422,6 +421,14 @@ def cmd_check_html(args: argparse.Namespace, rulings: Sequence[Any]) -> int:
     bad = sum(len(r["violations"]) for r in records)
     _write(args, rulings_summary(records, lang, lang.label("summary_check")))
     return 1 if bad else 0
+
+
+def check_page_options(args: argparse.Namespace) -> None:
+    """``batch --html`` reads the rulings back from ``-o``: both are needed, and --lang."""
+    _lang(args)
+    if args.output is None:
+        raise InputError([InputProblem("command line", "--html", "an output file -o "
+                                       "OUT.jsonl to read the rulings back from")])
 
 
 def batch_summary_file(jsonl: str, html: str, lang_code: str) -> None:
