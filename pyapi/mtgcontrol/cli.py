@@ -297,8 +297,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run(args, _changes(args))
 
 
-COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch, "check": cmd_check,
-            "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact, "verify": cmd_verify}
+COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
+            "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
+            "verify": cmd_verify}
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -57,7 +57,8 @@ def candidate_lines(cands: list[Candidate], lang: Lang, indent: str) -> list[str
         gives = (lang.label("gives", player=c.player) if c.player
                  else lang.label("gives_unknown"))
         outcome = lang.label("decides") if c.won else lang.label("lost")
-        lines.append(indent + lang.label("candidate", effect=c.effect, gives=gives, outcome=outcome))
+        line = lang.label("candidate", effect=c.effect, gives=gives, outcome=outcome)
+        lines.append(indent + line)
         for loss in c.losses:
             lines.append(f"{indent}  - {loss.text}")
             for leaf in loss.facts:

@@ -23,7 +23,6 @@ from typing import Any
 from . import catalog
 from .ruling import VIA
 
-
 FALLBACK = {"zone_in": "zone"}
 
 
