@@ -135,3 +135,19 @@ def test_text_tree(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", path, "bear"]) == 0
     out = capsys.readouterr().out
     assert "[613.1b] effect e1" in out and "$.objects[1].entered" in out
+
+
+def test_json_follows_the_schema() -> None:
+    import jsonschema
+
+    schema = json.loads((ROOT / "pyapi" / "mtgcontrol" / "schema" /
+                         "explanation.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in sorted((ROOT / "examples").glob("*.json")):
+        exp = explain(str(path))
+        players = [p if isinstance(p, str) else p["id"] for p in exp.doc["players"]]
+        for oid in exp.ruling.objects:
+            for fact in ("owner", "controller", "you", "default-controller", "fate"):
+                validator.validate(to_document(exp, oid, fact, players[0]))
+        for aid in exp.ruling.abilities:
+            validator.validate(to_document(exp, aid, "may-activate", players[-1]))

@@ -150,7 +150,7 @@ def effects_graph(exp: Explained) -> dict[str, Any]:
         label = f"{effect} → {player}" if player else effect
         arrows.append(Arrow(effect, src, target, path, label, (x1 + 2 * mx + x2) // 4,
                             (y1 + 2 * my + y2) // 4, won, colors.get(player or "", "#777")))
-    height = pad * 2 + len(rows) * h + (len(rows) - 1) * gy + (60 if len(rows) == 1 else 30)
+    height = pad * 2 + len(rows) * h + (len(rows) - 1) * gy + (60 if len(rows) == 1 else 8)
     return {"boxes": list(boxes.values()), "arrows": arrows, "width": width,
             "height": height if rows else 0}
 
