@@ -12,6 +12,7 @@ from test_engine import ROOT, all_snapshots
 
 from mtgcontrol.cli import main
 from mtgcontrol.explain import Derivation, Explained, _lookup, explain, to_document
+from mtgcontrol.pages import ruling_page
 
 SNAPSHOTS = all_snapshots()
 FACTS = ("owner", "controller", "you", "default_controller")
@@ -55,6 +56,8 @@ def test_tree_cites_exactly_the_ruling(name: str, doc: dict[str, Any]) -> None:
         for cand in cands:
             assert cand.won or cand.losses, cand
             assert "other" not in [x.code for x in cand.losses], cand
+    page = ruling_page([exp], exp.lang)  # every scenario renders, each object with a row
+    assert all(f'<tr data-object="{oid}">' in page for oid in ruling.objects)
     for aid, ab in ruling.abilities.items():
         d = exp.derivation(aid, "may_activate")
         assert d.rules() == sorted({b["rule"] for b in ab["because"]
