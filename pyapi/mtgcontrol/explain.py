@@ -183,14 +183,13 @@ class Explained:
         fact = fact.replace("-", "_")
         lang = self.lang
         value = self.value(object_id, fact)
-        term = lang.term("fact", fact)
         if value == player:
-            return WhyNot(player, True, lang.label("why_not_holds", player=player, fact=term,
+            return WhyNot(player, True, lang.about("why_not_holds", fact, player=player,
                                                    object=object_id))
         mine = [c for c in self.candidates.get(object_id, []) if c.player == player]
-        parts = [lang.label("why_not_value", player=player, fact=term, object=object_id,
+        parts = [lang.about("why_not_value", fact, player=player, object=object_id,
                             value=value) if value is not None else
-                 lang.label("why_not_nobody", player=player, fact=term, object=object_id)]
+                 lang.about("why_not_nobody", fact, player=player, object=object_id)]
         obj = self.ruling.objects.get(object_id)
         if fact == "controller" and obj is not None and obj.default_controller == player:
             parts.append(lang.label("why_not_default", player=player))

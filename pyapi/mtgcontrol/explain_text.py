@@ -25,8 +25,7 @@ def heading(deriv: Derivation, lang: Lang) -> str:
         value = lang.term("fate", deriv.value)
     if deriv.at is not None:
         return lang.label("fact_at", object=deriv.object, at=deriv.at, value=value)
-    return lang.label("fact_is", fact=lang.term("fact", deriv.fact), object=deriv.object,
-                      value=value)
+    return lang.about("fact_is", deriv.fact, object=deriv.object, value=value)
 
 
 def tree_lines(deriv: Derivation, lang: Lang, indent: str = "") -> list[str]:

@@ -38,6 +38,14 @@ class Lang:
     def label(self, key: str, **values: Any) -> str:
         return self.format(str(self.data["label"][key]), values)
 
+    def about(self, key: str, fact: str, **values: Any) -> str:
+        """A label about a fact: ``<key>_<fact>`` where the language words that fact
+        apart (e.g. "who may activate X"), else ``<key>`` with the fact's term."""
+        own = f"{key}_{fact}"
+        if own in self.data["label"]:
+            return self.label(own, **values)
+        return self.label(key, fact=self.term("fact", fact), **values)
+
     def title(self, key: str, id: str | None, **values: Any) -> str:
         """A title naming the snapshot ``id``, or its ``_anon`` form when it has none."""
         return self.label(key, id=id, **values) if id else self.label(key + "_anon", **values)
