@@ -68,11 +68,13 @@ def snapshot_file(tmp_path: Path, family: str, name: str) -> str:
     return str(path)
 
 
-def shoot(page: Page, name: str) -> Path:
+def shoot(page: Page, name: str, capsys: pytest.CaptureFixture[str]) -> Path:
+    """Keep a full-page screenshot as a test artifact and say where it is."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
+    with capsys.disabled():
+        print(f"\nscreenshot: {path}")
     return path
 
 
@@ -92,8 +94,8 @@ def arrow_ends(page: Page, effect: str, target: str) -> tuple[dict[str, float], 
     return end, box
 
 
-def test_ruling_page_shows_controllers_arrows_and_derivations(tmp_path: Path,
-                                                              page: Page) -> None:
+def test_ruling_page_shows_controllers_arrows_and_derivations(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
     src = snapshot_file(tmp_path, "layer2", "010-aura-steal-dependency-reorders.yaml")
     out = tmp_path / "ruling.html"
     assert main(["adjudicate", src, "--format", "html", "-o", str(out)]) == 0
@@ -129,10 +131,11 @@ def test_ruling_page_shows_controllers_arrows_and_derivations(tmp_path: Path,
     segments = page.locator("g.timeline-row[data-object=bear] g.segment").evaluate_all(
         "gs => gs.map(g => g.dataset.player)")
     assert segments == ["alice", "bob", "alice", "carol"]
-    shoot(page, "ruling-dependency")
+    shoot(page, "ruling-dependency", capsys)
 
 
-def test_explain_page_in_french_opens_the_derivation(tmp_path: Path, page: Page) -> None:
+def test_explain_page_in_french_opens_the_derivation(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
     src = str(ROOT / "examples" / "03-act-of-treason.json")
     out = tmp_path / "explain.html"
     assert main(["explain", src, "bears", "--why-not", "alice", "--lang", "fr",
@@ -144,11 +147,12 @@ def test_explain_page_in_french_opens_the_derivation(tmp_path: Path, page: Page)
     assert focus.get_attribute("open") is not None
     assert focus.locator("> ul.reasons").is_visible()
     assert "effet e-treason" in focus.inner_text()
-    assert "fr" and "Pourquoi pas alice" in page.locator(".whynot").inner_text()
-    shoot(page, "explain-fr")
+    assert "Pourquoi pas alice" in page.locator(".whynot").inner_text()
+    shoot(page, "explain-fr", capsys)
 
 
-def test_four_player_page_in_italian(tmp_path: Path, page: Page) -> None:
+def test_four_player_page_in_italian(tmp_path: Path, page: Page,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
     src = str(ROOT / "examples" / "04-four-player-leave.json")
     out = tmp_path / "four.html"
     assert main(["adjudicate", src, "--format", "html", "--lang", "it", "-o", str(out)]) == 0
@@ -159,10 +163,11 @@ def test_four_player_page_in_italian(tmp_path: Path, page: Page) -> None:
     details = page.locator("details.derivation[data-object=angel][data-fact=fate]")
     details.locator("> summary").click()
     assert "800.4a" in details.inner_text()
-    shoot(page, "four-players-it")
+    shoot(page, "four-players-it", capsys)
 
 
-def test_check_summary_chart(tmp_path: Path, page: Page) -> None:
+def test_check_summary_chart(tmp_path: Path, page: Page,
+                             capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "claims.json"
     doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
     doc["claims"] = [{"object": "bear", "controller": "alice"}]
@@ -175,4 +180,20 @@ def test_check_summary_chart(tmp_path: Path, page: Page) -> None:
     assert bars.count() == 1 and "claim-contradicts" in bars.first.get_attribute("data-label")
     assert page.locator("svg.chart.cites g.bar").count() > 3
     assert "claim #0 about bear" in page.locator("table.violations").inner_text()
-    shoot(page, "check-summary")
+    shoot(page, "check-summary", capsys)
+
+
+def test_notebook_output_shows_the_page(tmp_path: Path, page: Page,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """What Jupyter shows for a ruling: the page, in an iframe of the output cell."""
+    from mtgcontrol import adjudicate
+
+    ruling = adjudicate(str(ROOT / "examples" / "01-mind-control.json"))
+    cell = tmp_path / "cell.html"
+    cell.write_text(f"<!DOCTYPE html><html><body><div class='output'>{ruling._repr_html_()}"
+                    "</div></body></html>", encoding="utf-8")
+    page.goto(cell.as_uri())
+    frame = page.frame_locator("iframe")
+    assert frame.locator("tr[data-object=bear] td.controller").inner_text() == "bob"
+    assert frame.locator("svg.effects-graph g.arrow.applies[data-effect=e1]").count() == 1
+    shoot(page, "notebook-cell", capsys)
