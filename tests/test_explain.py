@@ -22,8 +22,13 @@ def check_tree(exp: Explained, d: Derivation, doc: dict[str, Any]) -> None:
     """Every reason has facts or uses; facts resolve; uses agree with the ruling."""
     if d.repeated:
         return
-    if d.at is not None:
+    history = d.object in exp.ruling.objects and exp.ruling.objects[d.object].history
+    if d.at is not None and not d.would and history:  # the ruling's history agrees
         assert d.value == exp.ruling.controller(d.object, at=d.at)
+    if d.would:  # exiled as that player left: the ruling says it has none from then on
+        assert d.value is not None and exp.ruling.controller(d.object, at=d.at) is None
+    if d.at is not None:
+        assert d.value is not None and d.because, d  # the tree says who, and why
     for reason in d.because:
         assert reason.facts or reason.uses, (d.object, d.fact, reason.rule, reason.kind)
         for leaf in reason.facts:
@@ -33,7 +38,8 @@ def check_tree(exp: Explained, d: Derivation, doc: dict[str, Any]) -> None:
             else:  # an absent field: the path's parent exists
                 parent = leaf.path.rsplit(".", 1)[0]
                 assert _lookup(doc, parent) is not None or leaf.path == "$.players[0]"
-        for used in reason.uses:
+        for used in reason.uses:  # a derivation used is itself explained down to facts
+            assert used.repeated or used.because, (d.object, reason.rule, used)
             check_tree(exp, used, doc)
 
 

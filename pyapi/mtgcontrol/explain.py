@@ -107,12 +107,15 @@ class Derivation:
     because: list[Reason] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     repeated: bool = False  # shown in full elsewhere in the same tree
+    would: bool = False  # at ``at``, who would have controlled it had that player not left
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"object": self.object, "fact": self.fact.replace("_", "-"),
                                "value": self.value}
         if self.at is not None:
             out["at"] = self.at
+        if self.would:
+            out["would"] = True
         if self.repeated:
             out["repeated"] = True
             return out
@@ -146,6 +149,7 @@ class Explained:
     lang: Lang
     nodes: dict[Any, list[Reason]]
     candidates: dict[str, list[Candidate]]
+    at_values: dict[tuple[str, int], tuple[str | None, bool]] = field(default_factory=dict)
 
     def derivation(self, object_id: str, fact: str, at: int | None = None,
                    _shown: set[Any] | None = None) -> Derivation:
@@ -153,6 +157,8 @@ class Explained:
         fact = fact.replace("-", "_")
         ctx = ("at", object_id, at) if at is not None else ("f", object_id, fact)
         deriv = Derivation(object_id, fact, self.value(object_id, fact, at), at)
+        if at is not None:
+            deriv.would = self.at_values.get((object_id, at), (None, False))[1]
         shown = set() if _shown is None else _shown
         if ctx in shown:
             deriv.repeated = True
@@ -169,6 +175,8 @@ class Explained:
     def value(self, object_id: str, fact: str, at: int | None = None) -> str | None:
         r = self.ruling
         if at is not None:
+            if (object_id, at) in self.at_values:
+                return self.at_values[(object_id, at)][0]
             return r.controller(object_id, at=at) if object_id in r.objects else None
         if fact == "may_activate":
             return r.abilities.get(object_id, {}).get("may_activate")
@@ -217,8 +225,8 @@ def explain(snapshot: Any, rules: str | None = None, changes: tuple[str, ...] = 
     ruling = build_ruling(doc, version.name, plain, names)
     language_data = language(lang)
     reader = _Reader(doc, names, version, language_data)
-    nodes, candidates = reader.read(extra)
-    return Explained(doc, ruling, language_data, nodes, candidates)
+    nodes, candidates, at_values = reader.read(extra)
+    return Explained(doc, ruling, language_data, nodes, candidates, at_values)
 
 
 def _solve(program: str, facts: str) -> tuple[list[Any], list[clingo.Symbol]]:
@@ -305,9 +313,11 @@ class _Reader:
                 return Leaf(f"{base}.{fld}", None, present=False)
         return Leaf(f"{base}.{fld}", value)
 
-    def read(self, symbols: list[clingo.Symbol]
-             ) -> tuple[dict[Any, list[Reason]], dict[str, list[Candidate]]]:
+    def read(self, symbols: list[clingo.Symbol]) -> tuple[
+            dict[Any, list[Reason]], dict[str, list[Candidate]],
+            dict[tuple[str, int], tuple[str | None, bool]]]:
         numbers: dict[str, str] = {}
+        at_values: dict[tuple[str, int], tuple[str | None, bool]] = {}
         whys: list[tuple[Any, ...]] = []
         leaves: dict[tuple[Any, ...], list[Leaf]] = defaultdict(list)
         subs: dict[tuple[Any, ...], list[Derivation]] = defaultdict(list)
@@ -330,8 +340,11 @@ class _Reader:
             elif sym.name == "xcand":
                 o, e, p = (self.name(a) for a in args)
                 cands[(o, e)] = Candidate(e, p if args[2] else None, False)
-            elif sym.name == "xwon":
+            elif sym.name in ("xwon", "xwould"):
                 pass
+            elif sym.name == "xval":
+                _, obj, t = args[0]
+                at_values[(self.name(obj), t)] = (self.name(args[1]), False)
             elif sym.name == "xlost":
                 losses[(self.name(args[0]), self.name(args[1]))].append(tuple(args[2:]))
             elif sym.name == "xlostleaf":
@@ -341,6 +354,10 @@ class _Reader:
             if sym.name == "xwon":
                 o, e = (self.name(_py(a)) for a in sym.arguments[1:])
                 cands[(o, e)].won = True
+            elif sym.name == "xwould":
+                _, obj, t = _py(sym.arguments[1])
+                key = (self.name(obj), t)
+                at_values[key] = (at_values[key][0], True)
         nodes: dict[Any, list[Reason]] = defaultdict(list)
         for ctx, group, kind, a, b in whys:
             key = (ctx, group, kind, a, b)
@@ -356,7 +373,7 @@ class _Reader:
                 cand.losses.append(Loss(code, self.loss(code, a, b),
                                         _unique(lost_leaves[(o, e, code)])))
             by_object[o].append(cand)
-        return dict(nodes), dict(by_object)
+        return dict(nodes), dict(by_object), at_values
 
     def render(self, kind: str, value: Any) -> str:
         if kind in "poe" and isinstance(value, int):

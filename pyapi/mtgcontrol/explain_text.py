@@ -24,7 +24,8 @@ def heading(deriv: Derivation, lang: Lang) -> str:
     if deriv.fact == "fate" and deriv.value is not None:
         value = lang.term("fate", deriv.value)
     if deriv.at is not None:
-        return lang.label("fact_at", object=deriv.object, at=deriv.at, value=value)
+        key = "fact_would" if deriv.would else "fact_at"
+        return lang.label(key, object=deriv.object, at=deriv.at, value=value)
     return lang.about("fact_is", deriv.fact, object=deriv.object, value=value)
 
 
