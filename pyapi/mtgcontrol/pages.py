@@ -125,6 +125,7 @@ def effects_graph(exp: Explained) -> dict[str, Any]:
         return box.x + box.w * (items.index(n) + 1) // (k + 1)
 
     arrows = []
+    placed: list[tuple[float, float, float, float]] = []
     for n, (effect, src, target, won, player) in enumerate(links):
         a, b = boxes[src], boxes[target]
         x1, x2 = spread(a, outs[src], n), spread(b, ins[target], n)
@@ -148,11 +149,32 @@ def effects_graph(exp: Explained) -> dict[str, Any]:
             mx, my = (x1 + x2) // 2, y1 + (50 if below else -50)
         path = f"M{x1},{y1} Q{mx},{my} {x2},{y2}"
         label = f"{effect} → {player}" if player else effect
-        arrows.append(Arrow(effect, src, target, path, label, (x1 + 2 * mx + x2) // 4,
-                            (y1 + 2 * my + y2) // 4, won, colors.get(player or "", "#777")))
+        lx, ly = _label_spot((x1, y1), (mx, my), (x2, y2), label, placed, boxes.values())
+        arrows.append(Arrow(effect, src, target, path, label, lx, ly, won,
+                            colors.get(player or "", "#777")))
     height = pad * 2 + len(rows) * h + (len(rows) - 1) * gy + (60 if len(rows) == 1 else 8)
     return {"boxes": list(boxes.values()), "arrows": arrows, "width": width,
             "height": height if rows else 0}
+
+
+def _label_spot(p0: tuple[int, int], c: tuple[int, int], p2: tuple[int, int], label: str,
+                placed: list[tuple[float, float, float, float]], boxes: Iterable[Box]
+                ) -> tuple[int, int]:
+    """A point on the arrow's curve where its label overlaps no other label or box."""
+    half_w, half_h = 3.5 * len(label) + 4, 9
+    taken = [*placed, *((b.x, b.y, b.x + b.w, b.y + b.h) for b in boxes)]
+    spots = []
+    for t in (0.5, 0.35, 0.65, 0.25, 0.75, 0.5):
+        x = (1 - t) ** 2 * p0[0] + 2 * (1 - t) * t * c[0] + t ** 2 * p2[0]
+        y = (1 - t) ** 2 * p0[1] + 2 * (1 - t) * t * c[1] + t ** 2 * p2[1]
+        spots.append((x, y))
+        rect = (x - half_w, y - half_h, x + half_w, y + half_h)
+        if not any(rect[0] < r[2] and r[0] < rect[2] and rect[1] < r[3] and r[1] < rect[3]
+                   for r in taken):
+            break
+    x, y = spots[-1]
+    placed.append((x - half_w, y - half_h, x + half_w, y + half_h))
+    return round(x), round(y)
 
 
 def _layers(order: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
@@ -358,10 +380,14 @@ def _lang(args: argparse.Namespace) -> Lang:
         raise InputError([InputProblem("command line", "--lang", str(err))]) from None
 
 
-def _write(args: argparse.Namespace, text: str) -> int:
+def _need_output(args: argparse.Namespace) -> None:
     if args.output is None:
         raise InputError([InputProblem("command line", "-o", "an output file for "
                                        "--format html (-o FILE)")])
+
+
+def _write(args: argparse.Namespace, text: str) -> int:
+    _need_output(args)
     Path(args.output).write_text(text, encoding="utf-8")
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
@@ -370,8 +396,7 @@ def _write(args: argparse.Namespace, text: str) -> int:
 def cmd_adjudicate_html(args: argparse.Namespace, items: Sequence[tuple[Any, str]],
                         changes: tuple[str, ...]) -> int:
     lang = _lang(args)
-    if args.output is None:
-        return _write(args, "")
+    _need_output(args)
     explained = [explain_named(doc, name, args.rules, changes, lang.code) for doc, name in items]
     return _write(args, ruling_page(explained, lang))
 
@@ -390,8 +415,8 @@ def explain_named(doc: Any, name: str, rules: str | None, changes: tuple[str, ..
 def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
                 changes: tuple[str, ...]) -> int:
     lang = _lang(args)
-    if args.format == "html" and args.output is None:
-        return _write(args, "")
+    if args.format == "html":
+        _need_output(args)
     exp = explain_named(item[0], item[1], args.rules, changes, lang.code)
     known_object(exp, args.object, args.fact)
     if args.why_not is not None and args.why_not not in {
@@ -445,8 +470,7 @@ def cmd_research_html(kind: str, run: Callable[[argparse.Namespace, tuple[str, .
                       args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     """Run impact or verify for its JSON report and render that report as a page."""
     lang = _lang(args)
-    if args.output is None:
-        return _write(args, "")
+    _need_output(args)
     args.format = "json"
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
