@@ -53,6 +53,9 @@ def test_page_escapes_ids(tmp_path: Path) -> None:
 def test_html_needs_an_output_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["adjudicate", EXAMPLES[0], "--format", "html"]) == 2
     assert "-o" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:  # -o without html would be silently ignored
+        main(["adjudicate", EXAMPLES[0], "-o", "x.html"])
+    assert stop.value.code == 2 and "--format html" in capsys.readouterr().err
 
 
 def test_research_pages(tmp_path: Path) -> None:

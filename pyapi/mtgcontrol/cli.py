@@ -155,7 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
+        parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         return COMMANDS[args.command](args)
     except InputError as err:
@@ -297,6 +300,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run(args, _changes(args))
 
 
+# Commands whose -o is the page of --format html (explain writes any format to -o).
+HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
 COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
             "verify": cmd_verify}
