@@ -421,6 +421,17 @@ def _unique(leaves: list[Leaf]) -> list[Leaf]:
     return sorted(seen.values(), key=lambda leaf: leaf.path)
 
 
+def by_rule(reasons: list[Reason]) -> list[tuple[str, list[Reason]]]:
+    """Reasons grouped by rule number, in the order given (they come sorted by rule)."""
+    groups: list[tuple[str, list[Reason]]] = []
+    for reason in reasons:
+        if groups and groups[-1][0] == reason.rule:
+            groups[-1][1].append(reason)
+        else:
+            groups.append((reason.rule, [reason]))
+    return groups
+
+
 def catalog_order(number: str) -> tuple[Any, ...]:
     """Rule numbers in the CR's order (109.4 < 109.4a < 109.5 < 110.2)."""
     head, _, tail = number.partition("@")

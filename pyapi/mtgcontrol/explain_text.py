@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .explain import Candidate, Derivation, Explained, Leaf, WhyNot
+from .explain import Candidate, Derivation, Explained, Leaf, WhyNot, by_rule
 from .lang import Lang
 
 
@@ -36,15 +36,24 @@ def tree_lines(deriv: Derivation, lang: Lang, indent: str = "") -> list[str]:
         return lines
     if not deriv.because:
         lines.append(indent + "  " + lang.label("no_reason"))
-    for reason in deriv.because:
-        lines.append(f"{indent}  [{reason.rule}] {reason.text}")
-        if reason.paraphrase:
-            lines.append(f"{indent}      {reason.paraphrase}")
-        for leaf in reason.facts:
-            lines.append(f"{indent}      {lang.label('rests_on')} {leaf_text(leaf, lang)}")
-        for used in reason.uses:
-            lines.append(f"{indent}      {lang.label('uses')}")
-            lines.extend(tree_lines(used, lang, indent + "        "))
+    for rule, reasons in by_rule(deriv.because):
+        # One rule cited for several reasons: its number and paraphrase once.
+        grouped = len(reasons) > 1
+        pad = indent + ("        " if grouped else "      ")
+        if grouped:
+            lines.append(f"{indent}  [{rule}] {reasons[0].paraphrase}".rstrip())
+        for reason in reasons:
+            if grouped:
+                lines.append(f"{indent}      - {reason.text}")
+            else:
+                lines.append(f"{indent}  [{rule}] {reason.text}")
+                if reason.paraphrase:
+                    lines.append(f"{pad}{reason.paraphrase}")
+            for leaf in reason.facts:
+                lines.append(f"{pad}{lang.label('rests_on')} {leaf_text(leaf, lang)}")
+            for used in reason.uses:
+                lines.append(f"{pad}{lang.label('uses')}")
+                lines.extend(tree_lines(used, lang, pad + "  "))
     if deriv.candidates:
         lines.append(indent + "  " + lang.label("candidates", object=deriv.object))
         lines.extend(candidate_lines(deriv.candidates, lang, indent + "    "))

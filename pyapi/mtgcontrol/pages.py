@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 
 from .api import InputError
-from .explain import FACTS, Explained, catalog_order, explain, known_object, to_document
+from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
 from .lang import Lang, UnknownLanguage, language
 from .validate import InputProblem
@@ -43,7 +43,8 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, lang: Lang, **context: Any) -> str:
-    return environment().get_template(template).render(lang=lang, L=lang.label, **context)
+    return environment().get_template(template).render(lang=lang, L=lang.label, by_rule=by_rule,
+                                                        **context)
 
 
 # --- Layout of one snapshot ----------------------------------------------------
