@@ -78,3 +78,15 @@ def test_official_terms(capsys: pytest.CaptureFixture[str]) -> None:
     assert "proprietario di bear: alice" in it and "nel grimorio di alice" in it
     assert main(["explain", path, "bear", "--lang", "it", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["lang"] == "it"
+
+
+def test_elision_only_before_a_vowel() -> None:
+    fr, it = language("fr"), language("it")
+    assert fr.label("gives", player="alice") == "donnerait le contrôle à alice"
+    assert fr.label("fact_is", fact="contrôleur", object="angel", value="bob") == \
+        "contrôleur d'angel : bob"
+    assert fr.label("fact_is", fact="contrôleur", object="bear", value="bob") == \
+        "contrôleur de bear : bob"
+    assert it.label("gives", player="alice") == "darebbe il controllo ad alice"
+    assert it.label("gives", player="bob") == "darebbe il controllo a bob"
+    assert it.label("gives", player="") == "darebbe il controllo a "

@@ -58,7 +58,7 @@ class Lang:
 
             def elide(m: re.Match[str], rule: dict[str, str] = rule) -> str:
                 value = str(values.get(m.group(1), ""))
-                if value[:1].lower() in rule["before"]:
+                if value and value[0].lower() in rule["before"]:
                     return rule["as"] + "{" + m.group(1) + "}"
                 return m.group(0)
 
