@@ -160,3 +160,43 @@ def test_json_follows_the_schema() -> None:
                 validator.validate(to_document(exp, oid, fact, players[0]))
         for aid in exp.ruling.abilities:
             validator.validate(to_document(exp, aid, "may-activate", players[-1]))
+
+
+def _atoms(text: str) -> set[tuple[str, int]]:
+    """name/arity of every atom in ASP text (comments and strings left out)."""
+    import re
+
+    text = re.sub(r'%[^\n]*|"[^"]*"', "", text)
+    found = set()
+    for m in re.finditer(r"(?<![\w#])([a-z_]\w*)\(", text):
+        depth, i, args = 1, m.end(), 1
+        while depth and i < len(text):
+            c = text[i]
+            depth += (c == "(") - (c == ")")
+            args += c == "," and depth == 1
+            i += 1
+        found.add((m.group(1), args))
+    return found
+
+
+def test_explain_lp_reads_only_predicates_that_exist() -> None:
+    """A predicate renamed in a rule file must be renamed in explain.lp too."""
+    import re
+
+    encodings = ROOT / "encodings"
+    explain_lp = (encodings / "explain.lp").read_text()
+    rules = "\n".join(p.read_text() for p in sorted(encodings.glob("*.lp"))
+                      if p.name not in ("explain.lp", "generator.lp"))
+    heads = {a for a in _atoms("\n".join(re.findall(r"(?m)^[a-z_]\w*\([^:]*(?=:-|\.\s*$)",
+                                                    rules)))}
+    heads |= {(n, int(a)) for n, a in re.findall(r"#defined\s+(\w+)/(\d+)", rules)}
+    body = "\n".join(line for line in explain_lp.splitlines()
+                     if not line.lstrip().startswith("%"))
+    own = _atoms("\n".join(re.findall(r"(?m)^x\w*\([^:]*(?=:-|\.\s*$)", body)))
+    terms = {"f", "at", "o", "e", "p"}
+    read = {a for a in _atoms(body) - own if a[0] not in terms and not a[0].startswith("x")}
+    missing = sorted(f"{n}/{a}" for n, a in read - heads)
+    assert not missing, f"explain.lp reads predicates no rule file derives: {missing}"
+    header = "\n".join(line for line in explain_lp.splitlines() if line.startswith("%"))
+    unlisted = sorted(f"{n}/{a}" for n, a in read if f"{n}/{a}" not in header)
+    assert not unlisted, f"explain.lp's table does not list {unlisted}"
