@@ -200,3 +200,11 @@ def test_explain_lp_reads_only_predicates_that_exist() -> None:
     header = "\n".join(line for line in explain_lp.splitlines() if line.startswith("%"))
     unlisted = sorted(f"{n}/{a}" for n, a in read if f"{n}/{a}" not in header)
     assert not unlisted, f"explain.lp's table does not list {unlisted}"
+
+
+def test_open_choice_is_no_loss() -> None:
+    exp = explain(str(ROOT / "examples" / "06-simultaneous-auras-2017.json"))
+    cands = exp.derivation("x", "controller").candidates
+    assert [c.outcome for c in cands] == ["tied", "tied"]
+    why = exp.why_not("x", "controller", "bob")
+    assert not why.is_value and "alice chooses between alice and bob" in why.text

@@ -90,9 +90,15 @@ class Candidate:
     won: bool
     losses: list[Loss] = field(default_factory=list)
 
+    @property
+    def outcome(self) -> str:
+        """decides, tied (an open choice between it and another) or lost."""
+        if self.won:
+            return "decides"
+        return "tied" if any(x.code == "tie" for x in self.losses) else "lost"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"effect": self.effect, "player": self.player,
-                "outcome": "decides" if self.won else "lost",
+        return {"effect": self.effect, "player": self.player, "outcome": self.outcome,
                 "why": [x.to_dict() for x in self.losses]}
 
 
@@ -195,13 +201,22 @@ class Explained:
             return WhyNot(player, True, lang.about("why_not_holds", fact, player=player,
                                                    object=object_id))
         mine = [c for c in self.candidates.get(object_id, []) if c.player == player]
-        parts = [lang.about("why_not_value", fact, player=player, object=object_id,
-                            value=value) if value is not None else
-                 lang.about("why_not_nobody", fact, player=player, object=object_id)]
         obj = self.ruling.objects.get(object_id)
-        if fact == "controller" and obj is not None and obj.default_controller == player:
+        choices = [c for c in self.ruling.choices if c.object == object_id and c.fact == fact]
+        if choices:  # an open choice: nobody holds the fact until the chooser decides
+            parts = [lang.about("why_not_choice", fact, object=object_id, chooser=c.chooser,
+                                rule=c.rule, outcomes=(" " + lang.label("and") + " ").join(
+                                    c.outcomes)) for c in choices]
+        elif value is not None:
+            parts = [lang.about("why_not_value", fact, player=player, object=object_id,
+                                value=value)]
+        else:
+            parts = [lang.about("why_not_nobody", fact, player=player, object=object_id)]
+        if choices or fact != "controller" or obj is None:
+            pass
+        elif obj.default_controller == player and value is not None:
             parts.append(lang.label("why_not_default", player=player))
-        elif fact == "controller" and not mine:
+        elif not mine and obj.default_controller != player:
             parts.append(lang.label("why_not_no_effect", player=player))
         return WhyNot(player, False, " ".join(parts), mine)
 

@@ -65,7 +65,7 @@ def candidate_lines(cands: list[Candidate], lang: Lang, indent: str) -> list[str
     for c in cands:
         gives = (lang.label("gives", player=c.player) if c.player
                  else lang.label("gives_unknown"))
-        outcome = lang.label("decides") if c.won else lang.label("lost")
+        outcome = lang.label(c.outcome)
         line = lang.label("candidate", effect=c.effect, gives=gives, outcome=outcome)
         lines.append(indent + line)
         for loss in c.losses:
