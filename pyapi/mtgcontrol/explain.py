@@ -223,6 +223,12 @@ class Explained:
     def objects(self) -> list[str]:
         return list(self.ruling.objects)
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the page of this ruling with every derivation, in its language."""
+        from .pages import notebook_page
+
+        return notebook_page(self)
+
 
 def explain(snapshot: Any, rules: str | None = None, changes: tuple[str, ...] = (),
             lang: str = "en") -> Explained:

@@ -299,6 +299,13 @@ def notebook_html(ruling: Any, lang: str = "en") -> str:
     exp = explain(doc, ruling.rules, (), lang) if doc is not None else None
     if exp is None or exp.ruling.to_dict() != ruling.to_dict():
         return "<pre>" + html.escape(ruling_table(ruling)) + "</pre>"
+    return notebook_page(exp)
+
+
+def notebook_page(exp: Explained) -> str:
+    """The ruling page of an explained snapshot, framed for a notebook's output cell."""
+    import html
+
     page = ruling_page([exp], exp.lang)
     return (f'<iframe srcdoc="{html.escape(page, quote=True)}" title="mtgcontrol ruling" '
             'style="width: 100%; height: 640px; border: 1px solid #ddd"></iframe>')
