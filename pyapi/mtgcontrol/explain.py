@@ -328,9 +328,9 @@ class _Reader:
             if isinstance(value, dict) and part in value:
                 value = value[part]
             else:
-                if ref == "top" and fld in DEFAULTS:
-                    path = "$." + DEFAULTS[fld]
-                    return Leaf(path, _lookup(self.doc, path), present=False)
+                if ref == "top" and fld in DEFAULTS:  # absent: its default, e.g. the first player
+                    return Leaf(f"$.{fld}", _lookup(self.doc, "$." + DEFAULTS[fld]),
+                                present=False)
                 return Leaf(f"{base}.{fld}", None, present=False)
         return Leaf(f"{base}.{fld}", value)
 

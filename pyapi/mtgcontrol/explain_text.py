@@ -15,7 +15,7 @@ def _value(value: Any) -> str:
 
 def leaf_text(leaf: Leaf, lang: Lang) -> str:
     if not leaf.present:
-        return f"{leaf.path} ({lang.label('default_value')}: {_value(leaf.value)})"
+        return f"{leaf.path} ({lang.label('default_value')} {_value(leaf.value)})"
     return f"{leaf.path} = {_value(leaf.value)}"
 
 
