@@ -25,6 +25,7 @@ import jinja2
 from .api import InputError
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
+from .facts import default_now
 from .lang import Lang, UnknownLanguage, language
 from .validate import InputProblem
 
@@ -221,7 +222,7 @@ def timelines(exp: Explained) -> dict[str, Any]:
             "ticks": ticks}
 
 
-def snapshot_view(exp: Explained, open_fact: tuple[str, str] | None = None) -> dict[str, Any]:
+def snapshot_view(exp: Explained) -> dict[str, Any]:
     """Everything one snapshot section of a page shows."""
     doc = exp.doc
     ruling = exp.ruling
@@ -256,14 +257,11 @@ def snapshot_view(exp: Explained, open_fact: tuple[str, str] | None = None) -> d
     for aid in ruling.abilities:
         if exp.nodes.get(("f", aid, "may_activate")) is not None:
             derivations.append((aid, "may_activate", exp.derivation(aid, "may_activate")))
-    return {"id": ruling.id, "rules": ruling.rules, "now": max(
-                (t for o in ruling.objects.values() for t in o.history),
-                default=doc.get("now")) if "now" not in doc else doc["now"],
+    return {"id": ruling.id, "rules": ruling.rules, "now": doc.get("now", default_now(doc)),
             "players": players, "zones": zones, "objects": rows,
-            "effects": [e for e in doc.get("effects", [])],
+            "effects": list(doc.get("effects", [])),
             "graph": effects_graph(exp), "timeline": timelines(exp),
-            "derivations": derivations, "open": open_fact, "ruling": ruling,
-            "abilities": ruling.abilities}
+            "derivations": derivations, "ruling": ruling, "abilities": ruling.abilities}
 
 
 def ruling_page(explained: Sequence[Explained], lang: Lang) -> str:
