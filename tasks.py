@@ -1,12 +1,15 @@
 """Project tasks with nothing but Python 3.11+: ``python3 tasks.py demo|test``.
 
 demo: create .venv, install mtgcontrol, adjudicate every bundled example.
-test: create .venv, install mtgcontrol with its test extra, run the whole suite.
+test: create .venv, install mtgcontrol with its test extra, run the whole suite
+      (installing Debian's chromium for the browser tests first when missing, as root).
 """
 
 from __future__ import annotations
 
 import glob
+import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -37,7 +40,24 @@ def demo() -> None:
         *sorted(glob.glob(str(ROOT / "examples" / "*.json"))))
 
 
+def ensure_chromium() -> None:
+    """The browser tests need Debian's chromium: install it when missing and we can."""
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        return
+    if sys.platform != "linux" or not shutil.which("apt-get") or os.geteuid() != 0:
+        print("chromium is missing and cannot be installed here (needs root and apt-get): "
+              "the browser tests will be skipped", flush=True)
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
+        print("+", " ".join(cmd), flush=True)
+        if subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL):
+            print("could not install chromium: the browser tests will be skipped", flush=True)
+            return
+
+
 def test() -> None:
+    ensure_chromium()
     setup("[test]")
     run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider")
 

@@ -1,4 +1,4 @@
-"""Command line: ``mtgcontrol adjudicate | batch | check | test | rules``.
+"""Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test), 2 bad input or
 usage.  Bad input is reported one line per problem, never as a traceback.
@@ -30,6 +30,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="a proposal file layered over the rules (repeatable)")
 
 
+def _page_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (required with --format html)")
+    parser.add_argument("--lang", default="en", metavar="en|fr|it",
+                        help="language of explanations, labels and paraphrases (default en)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mtgcontrol", epilog=EPILOG,
@@ -41,9 +48,28 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Print the ruling (JSON, or a readable table) for each "
                                    "snapshot file; '-' reads one snapshot from standard input.")
     p.add_argument("files", nargs="+", metavar="FILE|-")
-    p.add_argument("--format", choices=("json", "text"), default="json",
-                   help="json (default, the ruling of the spec) or text (a table)")
+    p.add_argument("--format", choices=("json", "text", "html"), default="json",
+                   help="json (default, the ruling of the spec), text (a table) or html "
+                        "(a page with every derivation; needs -o)")
     _common(p)
+    _page_options(p)
+
+    p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
+                       description="The derivation of one fact of one object as a tree: each "
+                                   "rule applied (numbered as in the chosen CR version, with "
+                                   "a paraphrase), the snapshot facts it rests on (JSON "
+                                   "paths), the derivations it uses, and the control effects "
+                                   "that lost and why.  JSON schema: docs/explain.md.")
+    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("object", metavar="OBJECT", help="an object or ability id of the snapshot")
+    p.add_argument("--fact", default="controller",
+                   choices=("owner", "controller", "you", "default-controller", "fate",
+                            "may-activate"), help="default: controller")
+    p.add_argument("--why-not", metavar="PLAYER",
+                   help="also say why PLAYER does not hold the fact")
+    p.add_argument("--format", choices=("text", "json", "html"), default="text")
+    _common(p)
+    _page_options(p)
 
     p = sub.add_parser("batch", help="judge a JSON Lines file of snapshots, in order",
                        description="Judge one snapshot per line; write one ruling per line, in "
@@ -56,12 +82,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=500,
                    help="snapshots per grounding (default 500)")
     _common(p)
+    p.add_argument("--html", metavar="PAGE.html",
+                   help="also write a summary page of the results (needs -o)")
+    p.add_argument("--lang", default="en", metavar="en|fr|it",
+                   help="language of the summary page (default en)")
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
                                    "`claims` that contradict the rules.  Exit 1 if any.")
     p.add_argument("files", nargs="+", metavar="FILE|-")
+    p.add_argument("--format", choices=("text", "html"), default="text",
+                   help="text (default) or html (a summary page; needs -o)")
     _common(p)
+    _page_options(p)
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
@@ -96,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     bounds.add_argument("--players", type=int, default=2, help="players (default 2)")
     bounds.add_argument("--objects", type=int, default=2, help="objects at most (default 2)")
     bounds.add_argument("--effects", type=int, default=1, help="effects at most (default 1)")
-    bounds.add_argument("--format", choices=("text", "json"), default="text")
+    bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
+                        help="text (default), json, or html (a summary page; needs -o)")
+    _page_options(bounds)
     bounds.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                         help="a proposal file layered over the rules (repeatable)")
 
@@ -126,7 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
+        parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         return COMMANDS[args.command](args)
     except InputError as err:
@@ -176,14 +214,28 @@ def catalog_check(rules: str) -> None:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
+    if args.format == "html":
+        from .pages import cmd_adjudicate_html
+
+        return cmd_adjudicate_html(args, _items(args.files), _changes(args))
     rulings = _judge(args)
     for ruling in rulings:
         print(ruling_table(ruling) if args.format == "text" else ruling.to_json(indent=2))
     return 0
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .pages import cmd_explain as run
+
+    return run(args, _items([args.file])[0], _changes(args))
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     rulings = _judge(args)
+    if args.format == "html":
+        from .pages import cmd_check_html
+
+        return cmd_check_html(args, rulings)
     bad = 0
     for name, ruling in zip(args.files, rulings, strict=True):
         for v in ruling.violations:
@@ -199,8 +251,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.rules is not None:
         catalog_check(args.rules)
-    return run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
+    if args.html is not None:
+        from .pages import check_page_options
+
+        check_page_options(args)
+    code = run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
                      args.batch_size)
+    if args.html is not None:
+        from .pages import batch_summary_file
+
+        batch_summary_file(args.output, args.html, args.lang)
+    return code
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -228,6 +289,10 @@ def cmd_impact(args: argparse.Namespace) -> int:
 
     catalog_check(args.from_version)
     catalog_check(args.to_version)
+    if args.format == "html":
+        from .pages import cmd_research_html
+
+        return cmd_research_html("impact", run, args, _changes(args))
     return run(args, _changes(args))
 
 
@@ -236,11 +301,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if args.rules is not None:
         catalog_check(args.rules)
+    if args.format == "html":
+        from .pages import cmd_research_html
+
+        return cmd_research_html("verify", run, args, _changes(args))
     return run(args, _changes(args))
 
 
-COMMANDS = {"adjudicate": cmd_adjudicate, "batch": cmd_batch, "check": cmd_check,
-            "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact, "verify": cmd_verify}
+# Commands whose -o is the page of --format html (explain writes any format to -o).
+HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
+COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
+            "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
+            "verify": cmd_verify}
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -152,6 +152,12 @@ class Ruling:
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the ruling's HTML page inline (pages.notebook_html)."""
+        from .pages import notebook_html
+
+        return notebook_html(self)
+
 
 def _render(kind: str, value: object, names: Names) -> str:
     if kind in "poe" and isinstance(value, int):
@@ -171,6 +177,7 @@ def via_text(kind: str, a: object, b: object, names: Names) -> str:
 def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names) -> Ruling:
     """The ruling for one snapshot from its shown atoms."""
     ruling = Ruling(id=doc.get("id"), rules=version)
+    ruling._snapshot = doc  # type: ignore[attr-defined]  # for _repr_html_; not a field
     objects = ruling.objects
     for obj in doc.get("objects", []):
         objects[obj["id"]] = ObjectRuling()

@@ -1,0 +1,492 @@
+"""Explanations: why an object has its owner, controller, "you", fate or activator.
+
+The derivation comes from the encodings: ``encodings/explain.lp`` (loaded only
+here) turns what the rule families derived into reason nodes (``xwhy``), the
+snapshot fields each rests on (``xleaf``), the derivations each uses (``xsub``)
+and the control effects that lost, with why (``xlost``).  This module only
+reads those atoms, turns batch-local integers back into ids and snapshot
+fields into JSON paths, and words them in the chosen language (lang.py).
+The JSON form is versioned: ``docs/explain.md`` documents ``explanation/1``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import clingo
+
+from . import catalog
+from .api import InputError, load_snapshot, version_for
+from .facts import Names, snapshot_facts
+from .lang import Lang, language
+from .ruling import VIA, Ruling, build_ruling
+from .solve import NoRuling, Program, parse_atom
+from .validate import problems, snapshot_name
+
+FORMAT = "explanation/1"
+FACTS = ("owner", "controller", "you", "default_controller", "fate", "may_activate")
+# Snapshot fields that may be absent, and where their default comes from.
+DEFAULTS = {"active_player": "players[0]"}
+
+
+@cache
+def explain_text() -> str:
+    return (resources.files("mtgcontrol.encodings") / "explain.lp").read_text(encoding="utf-8")
+
+
+@dataclass
+class Leaf:
+    """A snapshot fact: its JSON path and value (``present`` false: a default)."""
+
+    path: str
+    value: Any
+    present: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"path": self.path, "value": self.value}
+        if not self.present:
+            out["default"] = True
+        return out
+
+
+@dataclass
+class Reason:
+    """One cited rule: its number, paraphrase, what it says here, what it rests on."""
+
+    rule: str
+    group: str
+    kind: str
+    text: str
+    paraphrase: str
+    facts: list[Leaf] = field(default_factory=list)
+    uses: list[Derivation] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "group": self.group, "kind": self.kind, "text": self.text,
+                "paraphrase": self.paraphrase, "facts": [f.to_dict() for f in self.facts],
+                "uses": [d.to_dict() for d in self.uses]}
+
+
+@dataclass
+class Loss:
+    code: str
+    text: str
+    facts: list[Leaf] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "text": self.text, "facts": [f.to_dict() for f in self.facts]}
+
+
+@dataclass
+class Candidate:
+    """A control effect on the object: whom it would give control, and the outcome."""
+
+    effect: str
+    player: str | None
+    won: bool
+    losses: list[Loss] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """decides, tied (an open choice between it and another) or lost."""
+        if self.won:
+            return "decides"
+        return "tied" if any(x.code == "tie" for x in self.losses) else "lost"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"effect": self.effect, "player": self.player, "outcome": self.outcome,
+                "why": [x.to_dict() for x in self.losses]}
+
+
+@dataclass
+class Derivation:
+    """Why ``object``'s ``fact`` is ``value`` (now, or at the earlier moment ``at``)."""
+
+    object: str
+    fact: str
+    value: str | None
+    at: int | None = None
+    because: list[Reason] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    repeated: bool = False  # shown in full elsewhere in the same tree
+    would: bool = False  # at ``at``, who would have controlled it had that player not left
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"object": self.object, "fact": self.fact.replace("_", "-"),
+                               "value": self.value}
+        if self.at is not None:
+            out["at"] = self.at
+        if self.would:
+            out["would"] = True
+        if self.repeated:
+            out["repeated"] = True
+            return out
+        out["because"] = [r.to_dict() for r in self.because]
+        if self.candidates:
+            out["candidates"] = [c.to_dict() for c in self.candidates]
+        return out
+
+    def rules(self) -> list[str]:
+        return sorted({r.rule for r in self.because})
+
+
+@dataclass
+class WhyNot:
+    player: str
+    is_value: bool
+    text: str
+    candidates: list[Candidate] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "holds": self.is_value, "text": self.text,
+                "candidates": [c.to_dict() for c in self.candidates]}
+
+
+@dataclass
+class Explained:
+    """A ruling with every derivation the encodings gave for it."""
+
+    doc: dict[str, Any]
+    ruling: Ruling
+    lang: Lang
+    nodes: dict[Any, list[Reason]]
+    candidates: dict[str, list[Candidate]]
+    at_values: dict[tuple[str, int], tuple[str | None, bool]] = field(default_factory=dict)
+
+    def derivation(self, object_id: str, fact: str, at: int | None = None,
+                   _shown: set[Any] | None = None) -> Derivation:
+        """The tree for one fact; a derivation already shown in it is marked repeated."""
+        fact = fact.replace("-", "_")
+        ctx = ("at", object_id, at) if at is not None else ("f", object_id, fact)
+        deriv = Derivation(object_id, fact, self.value(object_id, fact, at), at)
+        if at is not None:
+            deriv.would = self.at_values.get((object_id, at), (None, False))[1]
+        shown = set() if _shown is None else _shown
+        if ctx in shown:
+            deriv.repeated = True
+            return deriv
+        shown.add(ctx)
+        for reason in self.nodes.get(ctx, []):
+            uses = [self.derivation(d.object, d.fact, d.at, shown) for d in reason.uses]
+            deriv.because.append(Reason(reason.rule, reason.group, reason.kind, reason.text,
+                                        reason.paraphrase, reason.facts, uses))
+        if fact == "controller" and at is None:
+            deriv.candidates = self.candidates.get(object_id, [])
+        return deriv
+
+    def value(self, object_id: str, fact: str, at: int | None = None) -> str | None:
+        r = self.ruling
+        if at is not None:
+            if (object_id, at) in self.at_values:
+                return self.at_values[(object_id, at)][0]
+            return r.controller(object_id, at=at) if object_id in r.objects else None
+        if fact == "may_activate":
+            return r.abilities.get(object_id, {}).get("may_activate")
+        if fact == "fate":
+            return r.left_game.get(object_id)
+        if object_id in r.objects:
+            return getattr(r.objects[object_id], fact)
+        return r.abilities.get(object_id, {}).get(fact)
+
+    def why_not(self, object_id: str, fact: str, player: str) -> WhyNot:
+        """Why ``player`` does not hold ``fact``: the effects that would have given it."""
+        fact = fact.replace("-", "_")
+        lang = self.lang
+        value = self.value(object_id, fact)
+        if value == player:
+            return WhyNot(player, True, lang.about("why_not_holds", fact, player=player,
+                                                   object=object_id))
+        mine = [c for c in self.candidates.get(object_id, []) if c.player == player]
+        obj = self.ruling.objects.get(object_id)
+        choices = [c for c in self.ruling.choices if c.object == object_id and c.fact == fact]
+        if choices:  # an open choice: nobody holds the fact until the chooser decides
+            parts = [lang.about("why_not_choice", fact, object=object_id, chooser=c.chooser,
+                                rule=c.rule, outcomes=(" " + lang.label("and") + " ").join(
+                                    c.outcomes)) for c in choices]
+        elif value is not None:
+            parts = [lang.about("why_not_value", fact, player=player, object=object_id,
+                                value=value)]
+        else:
+            parts = [lang.about("why_not_nobody", fact, player=player, object=object_id)]
+        if choices or fact != "controller" or obj is None:
+            pass
+        elif obj.default_controller == player and value is not None:
+            parts.append(lang.label("why_not_default", player=player))
+        elif not mine and obj.default_controller != player:
+            parts.append(lang.label("why_not_no_effect", player=player))
+        return WhyNot(player, False, " ".join(parts), mine)
+
+    def objects(self) -> list[str]:
+        return list(self.ruling.objects)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the page of this ruling with every derivation, in its language."""
+        from .pages import notebook_page
+
+        return notebook_page(self)
+
+
+def explain(snapshot: Any, rules: str | None = None, changes: tuple[str, ...] = (),
+            lang: str = "en") -> Explained:
+    """Judge one snapshot with the derivation atoms and gather its explanations."""
+    doc, fallback = load_snapshot(snapshot)
+    found = problems(doc, fallback)
+    name = snapshot_name(doc, fallback)
+    if found:
+        raise InputError(found)
+    version = version_for(doc, rules, name)
+    names = Names()
+    facts = snapshot_facts(doc, 0, version.const, names)
+    program = Program((version,), tuple(changes)).text() + "\n" + explain_text()
+    plain, extra = _solve(program, facts)
+    ruling = build_ruling(doc, version.name, plain, names)
+    language_data = language(lang)
+    reader = _Reader(doc, names, version, language_data)
+    nodes, candidates, at_values = reader.read(extra)
+    return Explained(doc, ruling, language_data, nodes, candidates, at_values)
+
+
+def _solve(program: str, facts: str) -> tuple[list[Any], list[clingo.Symbol]]:
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
+    try:
+        ctl.add("base", [], program)
+        ctl.add("base", [], facts)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise NoRuling("the program could not be grounded (a proposal file's error?): "
+                       + " ".join(m.strip() for m in messages)) from None
+    plain: list[Any] = []
+    extra: list[clingo.Symbol] = []
+    with ctl.solve(yield_=True) as handle:
+        model = next(iter(handle), None)
+        if model is None:
+            raise NoRuling("the rules have no answer for this snapshot")
+        for sym in model.symbols(shown=True):
+            if sym.name.startswith("x"):
+                extra.append(sym)
+            else:
+                name, args = parse_atom(str(sym))
+                plain.append((name, args[1:]))
+    return plain, extra
+
+
+def _py(sym: clingo.Symbol) -> Any:
+    if sym.type == clingo.SymbolType.Number:
+        return sym.number
+    if sym.type == clingo.SymbolType.String:
+        return sym.string
+    if sym.type == clingo.SymbolType.Function and not sym.arguments:
+        return sym.name
+    return tuple([sym.name, *(_py(a) for a in sym.arguments)])
+
+
+@dataclass
+class _Reader:
+    """Reads explain.lp's atoms for one snapshot."""
+
+    doc: dict[str, Any]
+    names: Names
+    version: catalog.Version
+    lang: Lang
+
+    def __post_init__(self) -> None:
+        self.paths: dict[tuple[str, str], str] = {}
+        for i, player in enumerate(self.doc.get("players", [])):
+            pid = player if isinstance(player, str) else player["id"]
+            self.paths[("p", pid)] = f"$.players[{i}]"
+        for i, obj in enumerate(self.doc.get("objects", [])):
+            self.paths[("o", obj["id"])] = f"$.objects[{i}]"
+            for j, ab in enumerate(obj.get("abilities", ())):
+                self.paths.setdefault(("o", ab["id"]), f"$.objects[{i}].abilities[{j}]")
+        for i, eff in enumerate(self.doc.get("effects", [])):
+            self.paths[("e", eff["id"])] = f"$.effects[{i}]"
+
+    def name(self, num: Any) -> str:
+        return self.names.name(num) if isinstance(num, int) and num else "-"
+
+    def ctx(self, term: tuple[Any, ...]) -> tuple[Any, ...]:
+        kind, obj, third = term
+        return ("f", self.name(obj), third) if kind == "f" else ("at", self.name(obj), third)
+
+    def leaf(self, ref: Any, fld: str) -> Leaf:
+        if ref == "top":
+            base, entry = "$", self.doc
+        else:
+            space, num = ref
+            ident = self.name(num)
+            base = self.paths.get((space, ident), f"$.{ident}")
+            entry = _lookup(self.doc, base)
+        if not fld:
+            return Leaf(base, entry)
+        value: Any = entry
+        for part in fld.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            else:
+                if ref == "top" and fld in DEFAULTS:  # absent: its default, e.g. the first player
+                    return Leaf(f"$.{fld}", _lookup(self.doc, "$." + DEFAULTS[fld]),
+                                present=False)
+                return Leaf(f"{base}.{fld}", None, present=False)
+        return Leaf(f"{base}.{fld}", value)
+
+    def read(self, symbols: list[clingo.Symbol]) -> tuple[
+            dict[Any, list[Reason]], dict[str, list[Candidate]],
+            dict[tuple[str, int], tuple[str | None, bool]]]:
+        numbers: dict[str, str] = {}
+        at_values: dict[tuple[str, int], tuple[str | None, bool]] = {}
+        whys: list[tuple[Any, ...]] = []
+        leaves: dict[tuple[Any, ...], list[Leaf]] = defaultdict(list)
+        subs: dict[tuple[Any, ...], list[Derivation]] = defaultdict(list)
+        cands: dict[tuple[str, str], Candidate] = {}
+        losses: dict[tuple[str, str], list[tuple[str, Any, Any]]] = defaultdict(list)
+        lost_leaves: dict[tuple[str, str, str], list[Leaf]] = defaultdict(list)
+        for sym in sorted(symbols):
+            args = [_py(a) for a in sym.arguments[1:]]
+            if sym.name == "xnum":
+                numbers[args[0]] = args[1]
+            elif sym.name == "xwhy":
+                whys.append((self.ctx(args[0]), *args[1:]))
+            elif sym.name == "xleaf":
+                leaves[(self.ctx(args[0]), *args[1:5])].append(self.leaf(args[5], args[6]))
+            elif sym.name == "xsub":
+                kind, obj, third = args[5]
+                target = (Derivation(self.name(obj), third, None) if kind == "f"
+                          else Derivation(self.name(obj), "controller", None, third))
+                subs[(self.ctx(args[0]), *args[1:5])].append(target)
+            elif sym.name == "xcand":
+                o, e, p = (self.name(a) for a in args)
+                cands[(o, e)] = Candidate(e, p if args[2] else None, False)
+            elif sym.name in ("xwon", "xwould"):
+                pass
+            elif sym.name == "xval":
+                _, obj, t = args[0]
+                at_values[(self.name(obj), t)] = (self.name(args[1]), False)
+            elif sym.name == "xlost":
+                losses[(self.name(args[0]), self.name(args[1]))].append(tuple(args[2:]))
+            elif sym.name == "xlostleaf":
+                key = (self.name(args[0]), self.name(args[1]), args[2])
+                lost_leaves[key].append(self.leaf(args[3], args[4]))
+        for sym in symbols:
+            if sym.name == "xwon":
+                o, e = (self.name(_py(a)) for a in sym.arguments[1:])
+                cands[(o, e)].won = True
+            elif sym.name == "xwould":
+                _, obj, t = _py(sym.arguments[1])
+                key = (self.name(obj), t)
+                at_values[key] = (at_values[key][0], True)
+        nodes: dict[Any, list[Reason]] = defaultdict(list)
+        for ctx, group, kind, a, b in whys:
+            key = (ctx, group, kind, a, b)
+            nodes[ctx].append(Reason(
+                numbers.get(group, group), group, kind, self.via(kind, a, b),
+                self.lang.paraphrase(self.version, group), _unique(leaves[key]),
+                subs[key]))
+        for reasons in nodes.values():
+            reasons.sort(key=lambda r: (catalog_order(r.rule), r.kind, r.text))
+        by_object: dict[str, list[Candidate]] = defaultdict(list)
+        for (o, e), cand in sorted(cands.items()):
+            for code, a, b in sorted(losses[(o, e)], key=str):
+                cand.losses.append(Loss(code, self.loss(code, a, b),
+                                        _unique(lost_leaves[(o, e, code)])))
+            by_object[o].append(cand)
+        return dict(nodes), dict(by_object), at_values
+
+    def render(self, kind: str, value: Any) -> str:
+        if kind in "poe" and isinstance(value, int):
+            return self.name(value) if value else self.lang.label("nobody")
+        if kind in "zfd" and isinstance(value, str):
+            return self.lang.term({"z": "zone_in", "f": "fate", "d": "duration"}[kind], value)
+        return str(value)
+
+    def via(self, kind: str, a: Any, b: Any) -> str:
+        _, ka, kb = VIA.get(kind, ("", "n", "n"))
+        return self.lang.via(kind, a=self.render(ka, a), b=self.render(kb, b))
+
+    def loss(self, code: str, a: Any, b: Any) -> str:
+        ka, kb = LOSS_ARGS.get(code, "nn")
+        return self.lang.loss(code, a=self.render(ka, a), b=self.render(kb, b))
+
+
+# Argument kinds of each loss code (as in ruling.VIA: p player, o object, e effect,
+# t time, d duration, f fate, n none).
+LOSS_ARGS = {"later": "en", "dependency": "ee", "ended": "tn", "duration_over": "dn",
+             "new_object": "tt", "source_gone": "on", "source_left_game": "on",
+             "not_attached": "on", "player_left": "pt", "never_began": "tn",
+             "not_begun": "tn", "object_gone": "ft"}
+
+
+def _lookup(doc: Any, path: str) -> Any:
+    """The value at a JSON path of the form ``$.a[0].b``."""
+    value = doc
+    for part in path.removeprefix("$").replace("[", ".").replace("]", "").split("."):
+        if not part:
+            continue
+        if isinstance(value, list):
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
+def _unique(leaves: list[Leaf]) -> list[Leaf]:
+    seen: dict[str, Leaf] = {}
+    for leaf in leaves:
+        seen.setdefault(leaf.path, leaf)
+    return sorted(seen.values(), key=lambda leaf: leaf.path)
+
+
+def by_rule(reasons: list[Reason]) -> list[tuple[str, list[Reason]]]:
+    """Reasons grouped by rule number, in the order given (they come sorted by rule)."""
+    groups: list[tuple[str, list[Reason]]] = []
+    for reason in reasons:
+        if groups and groups[-1][0] == reason.rule:
+            groups[-1][1].append(reason)
+        else:
+            groups.append((reason.rule, [reason]))
+    return groups
+
+
+def catalog_order(number: str) -> tuple[Any, ...]:
+    """Rule numbers in the CR's order (109.4 < 109.4a < 109.5 < 110.2)."""
+    head, _, tail = number.partition("@")
+    parts: list[Any] = []
+    for piece in head.split("."):
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append((int(digits) if digits else 0, piece[len(digits):]))
+    return (*parts, tail)
+
+
+def to_document(exp: Explained, object_id: str, fact: str, why_not: str | None = None
+                ) -> dict[str, Any]:
+    """The ``explanation/1`` JSON document for one fact of one object."""
+    deriv = exp.derivation(object_id, fact)
+    out: dict[str, Any] = {"format": FORMAT, "snapshot": exp.ruling.id, "rules": exp.ruling.rules,
+                           "lang": exp.lang.code, **deriv.to_dict()}
+    if why_not is not None:
+        out["why_not"] = exp.why_not(object_id, fact, why_not).to_dict()
+    return out
+
+
+def known_object(exp: Explained, object_id: str, fact: str) -> None:
+    """An unknown object id or a fact that does not apply to it is bad input."""
+    fact = fact.replace("-", "_")
+    ruling = exp.ruling
+    name = exp.ruling.id or "snapshot"
+    ids = list(ruling.objects) + list(ruling.abilities)
+    if object_id not in ids:
+        from .validate import InputProblem
+
+        raise InputError([InputProblem(name, "OBJECT", "an object or ability id of the "
+                                       f"snapshot ({', '.join(ids)}), got {object_id!r}")])
+    if fact == "may_activate" and object_id not in ruling.abilities:
+        from .validate import InputProblem
+
+        raise InputError([InputProblem(name, "--fact", "may-activate only for an ability "
+                                       f"listed in an object's `abilities`, got {object_id!r}")])

@@ -1,0 +1,210 @@
+"""Explanations over every scenario: the tree's rules are exactly the rules the
+ruling cites, every reason rests on snapshot facts (JSON paths that resolve)
+or on other derivations, and those agree with the ruling."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_engine import ROOT, all_snapshots
+
+from mtgcontrol.cli import main
+from mtgcontrol.explain import Derivation, Explained, _lookup, explain, to_document
+from mtgcontrol.pages import ruling_page
+
+SNAPSHOTS = all_snapshots()
+FACTS = ("owner", "controller", "you", "default_controller")
+
+
+def check_tree(exp: Explained, d: Derivation, doc: dict[str, Any]) -> None:
+    """Every reason has facts or uses; facts resolve; uses agree with the ruling."""
+    if d.repeated:
+        return
+    history = d.object in exp.ruling.objects and exp.ruling.objects[d.object].history
+    if d.at is not None and not d.would and history:  # the ruling's history agrees
+        assert d.value == exp.ruling.controller(d.object, at=d.at)
+    if d.would:  # exiled as that player left: the ruling says it has none from then on
+        assert d.value is not None and exp.ruling.controller(d.object, at=d.at) is None
+    if d.at is not None:
+        assert d.value is not None and d.because, d  # the tree says who, and why
+    for reason in d.because:
+        assert reason.facts or reason.uses, (d.object, d.fact, reason.rule, reason.kind)
+        for leaf in reason.facts:
+            assert leaf.path.startswith("$")
+            if leaf.present:
+                assert _lookup(doc, leaf.path) == leaf.value, leaf.path
+            else:  # an absent field: the path's parent exists
+                parent = leaf.path.rsplit(".", 1)[0]
+                assert _lookup(doc, parent) is not None
+        for used in reason.uses:  # a derivation used is itself explained down to facts
+            assert used.repeated or used.because, (d.object, reason.rule, used)
+            check_tree(exp, used, doc)
+
+
+@pytest.mark.parametrize("name,doc", SNAPSHOTS, ids=[n for n, _ in SNAPSHOTS])
+def test_tree_cites_exactly_the_ruling(name: str, doc: dict[str, Any]) -> None:
+    exp = explain(doc)
+    ruling = exp.ruling
+    for oid, obj in ruling.objects.items():
+        for fact in FACTS:
+            cited = sorted({b.rule for b in obj.because if b.fact == fact})
+            d = exp.derivation(oid, fact)
+            assert d.rules() == cited, (oid, fact)
+            assert d.value == getattr(obj, fact)
+            check_tree(exp, d, doc)
+        fate = exp.derivation(oid, "fate")
+        assert bool(fate.because) == (oid in ruling.left_game)
+        assert set(fate.rules()) <= {b.rule for b in obj.because if b.fact == "controller"}
+        check_tree(exp, fate, doc)
+    for cands in exp.candidates.values():  # every losing effect says why
+        for cand in cands:
+            assert cand.won or cand.losses, cand
+            assert "other" not in [x.code for x in cand.losses], cand
+    page = ruling_page([exp], exp.lang)  # every scenario renders, each object with a row
+    assert all(f'<tr data-object="{oid}">' in page for oid in ruling.objects)
+    for aid, ab in ruling.abilities.items():
+        d = exp.derivation(aid, "may_activate")
+        assert d.rules() == sorted({b["rule"] for b in ab["because"]
+                                    if b["fact"] == "may_activate"})
+        check_tree(exp, d, doc)
+
+
+def test_losers_say_why() -> None:
+    """An ended steal and an older one that lost: each with its reason and facts."""
+    doc = {"players": ["alice", "bob", "carol"], "now": 30, "objects": [
+        {"id": "spell", "kind": "card", "zone": "gone",
+         "start": {"zone": "library", "player": "bob"}, "put_on_stack": {"at": 9, "by": "bob"}},
+        {"id": "bear", "kind": "card", "zone": "battlefield",
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 3, "under": "alice"}}],
+        "effects": [
+        {"id": "old", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "bob",
+         "objects": ["bear"], "timestamp": 10},
+        {"id": "ended", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "carol",
+         "objects": ["bear"], "timestamp": 20, "duration": "end-of-turn", "ended_at": 25},
+        {"id": "new", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "carol",
+         "objects": ["bear"], "timestamp": 15}]}
+    exp = explain(doc)
+    cands = {c.effect: c for c in exp.derivation("bear", "controller").candidates}
+    assert cands["new"].won and not cands["old"].won
+    assert [x.code for x in cands["old"].losses] == ["later"]
+    assert [x.code for x in cands["ended"].losses] == ["ended"]
+    assert "$.effects[1].ended_at" in [f.path for f in cands["ended"].losses[0].facts]
+    why = exp.why_not("bear", "controller", "bob")
+    assert not why.is_value and [c.effect for c in why.candidates] == ["old"]
+    assert exp.why_not("bear", "controller", "carol").is_value
+
+
+def test_new_object_after_zone_change() -> None:
+    doc = {"players": ["alice", "bob"], "now": 30, "objects": [
+        {"id": "spell", "kind": "card", "zone": "gone",
+         "start": {"zone": "library", "player": "bob"}, "put_on_stack": {"at": 9, "by": "bob"}},
+        {"id": "bear", "kind": "card", "zone": "battlefield",
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 20, "under": "alice"}}],
+        "effects": [{"id": "steal", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "bob",
+                     "objects": ["bear"], "timestamp": 10}]}
+    exp = explain(doc)
+    (cand,) = exp.derivation("bear", "controller").candidates
+    assert [x.code for x in cand.losses] == ["new_object"]
+    assert "400.7" in exp.derivation("bear", "controller").rules()
+
+
+def test_json_document_is_stable(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "bear", "--format", "json", "--why-not", "alice"]) == 0
+    first = capsys.readouterr().out
+    assert main(["explain", path, "bear", "--format", "json", "--why-not", "alice"]) == 0
+    assert capsys.readouterr().out == first
+    data = json.loads(first)
+    assert data["format"] == "explanation/1"
+    assert data["value"] == "bob" and data["why_not"]["holds"] is False
+    assert {r["rule"] for r in data["because"]} == {"109.5", "613.1b"}
+    assert data == to_document(explain(path), "bear", "controller", "alice")
+
+
+def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "nope"]) == 2
+    assert "OBJECT" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--why-not", "zed"]) == 2
+    assert "--why-not" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--lang", "xx"]) == 2
+    assert "--lang" in capsys.readouterr().err
+    assert main(["explain", path, "bear", "--format", "html"]) == 2
+    assert "-o" in capsys.readouterr().err
+
+
+def test_text_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(ROOT / "examples" / "01-mind-control.json")
+    assert main(["explain", path, "bear"]) == 0
+    out = capsys.readouterr().out
+    assert "[613.1b] effect e1" in out and "$.objects[1].entered" in out
+
+
+def test_json_follows_the_schema() -> None:
+    import jsonschema
+
+    schema = json.loads((ROOT / "pyapi" / "mtgcontrol" / "schema" /
+                         "explanation.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in sorted((ROOT / "examples").glob("*.json")):
+        exp = explain(str(path))
+        players = [p if isinstance(p, str) else p["id"] for p in exp.doc["players"]]
+        for oid in exp.ruling.objects:
+            for fact in ("owner", "controller", "you", "default-controller", "fate"):
+                validator.validate(to_document(exp, oid, fact, players[0]))
+        for aid in exp.ruling.abilities:
+            validator.validate(to_document(exp, aid, "may-activate", players[-1]))
+
+
+def _atoms(text: str) -> set[tuple[str, int]]:
+    """name/arity of every atom in ASP text (comments and strings left out)."""
+    import re
+
+    text = re.sub(r'%[^\n]*|"[^"]*"', "", text)
+    found = set()
+    for m in re.finditer(r"(?<![\w#])([a-z_]\w*)\(", text):
+        depth, i, args = 1, m.end(), 1
+        while depth and i < len(text):
+            c = text[i]
+            depth += (c == "(") - (c == ")")
+            args += c == "," and depth == 1
+            i += 1
+        found.add((m.group(1), args))
+    return found
+
+
+def test_explain_lp_reads_only_predicates_that_exist() -> None:
+    """A predicate renamed in a rule file must be renamed in explain.lp too."""
+    import re
+
+    encodings = ROOT / "encodings"
+    explain_lp = (encodings / "explain.lp").read_text()
+    rules = "\n".join(p.read_text() for p in sorted(encodings.glob("*.lp"))
+                      if p.name not in ("explain.lp", "generator.lp"))
+    heads = {a for a in _atoms("\n".join(re.findall(r"(?m)^[a-z_]\w*\([^:]*(?=:-|\.\s*$)",
+                                                    rules)))}
+    heads |= {(n, int(a)) for n, a in re.findall(r"#defined\s+(\w+)/(\d+)", rules)}
+    body = "\n".join(line for line in explain_lp.splitlines()
+                     if not line.lstrip().startswith("%"))
+    own = _atoms("\n".join(re.findall(r"(?m)^x\w*\([^:]*(?=:-|\.\s*$)", body)))
+    terms = {"f", "at", "o", "e", "p"}
+    read = {a for a in _atoms(body) - own if a[0] not in terms and not a[0].startswith("x")}
+    missing = sorted(f"{n}/{a}" for n, a in read - heads)
+    assert not missing, f"explain.lp reads predicates no rule file derives: {missing}"
+    header = "\n".join(line for line in explain_lp.splitlines() if line.startswith("%"))
+    unlisted = sorted(f"{n}/{a}" for n, a in read if f"{n}/{a}" not in header)
+    assert not unlisted, f"explain.lp's table does not list {unlisted}"
+
+
+def test_open_choice_is_no_loss() -> None:
+    exp = explain(str(ROOT / "examples" / "06-simultaneous-auras-2017.json"))
+    cands = exp.derivation("x", "controller").candidates
+    assert [c.outcome for c in cands] == ["tied", "tied"]
+    why = exp.why_not("x", "controller", "bob")
+    assert not why.is_value and "alice chooses between alice and bob" in why.text
