@@ -43,7 +43,7 @@ class ScenarioError(ValueError):
     """A scenario file that cannot be read as one."""
 
 
-SCENARIO_KEYS = ("intent", "rules", "covers", "snapshot", "expect")
+SCENARIO_KEYS = ("intent", "rules", "covers", "snapshot", "expect", "note")
 
 
 def looks_like_scenario(data: object) -> bool:
@@ -151,15 +151,17 @@ def load_scenario(path: Path) -> Scenario:
                     for p in validate.problems(snapshot, str(path))]
         problems += id_problems(snapshot, expect)
         rules = data.get("rules")
-        for name in [rules] if isinstance(rules, str) else rules or []:
+        judged = set()
+        for name in [rules] if isinstance(rules, str) else rules or [None]:
             try:
-                catalog.resolve(name)
+                judged.add(catalog.resolve(name).name)
             except catalog.UnknownVersion as err:
                 problems.append(f"$.rules: {err}")
         for version in expect.get("by_version") or {}:
-            if version not in (rules if isinstance(rules, list) else [rules]):
-                problems.append(f"$.expect.by_version.{version}: not one of the scenario's "
-                                f"`rules`, so never compared")
+            if version not in judged:
+                problems.append(f"$.expect.by_version.{version}: not a version the scenario "
+                                f"is judged under ({', '.join(sorted(judged))}), so never "
+                                f"compared")
     if problems:
         raise ScenarioError(f"{path}: not a valid scenario file:\n  " + "\n  ".join(problems))
     rules = data.get("rules")
