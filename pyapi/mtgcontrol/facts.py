@@ -96,6 +96,7 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
     active = doc.get("active_player", players[0])
     now = doc.get("now", default_now(doc))
     emit(f"now({s},{now}).")
+    emit(f"active({s},{pl('p', active)}).")
     turns = doc.get("turns") or [{"player": active, "from": -1}]
     if doc.get("turns"):
         emit(f"turns_recorded({s}).")

@@ -1,5 +1,11 @@
-"""pytest plugin: collect scenario files (``*.yaml`` with ``snapshot`` and
-``expect``) as tests, one per CR version the scenario names.
+"""pytest plugin: collect scenario files as tests, one per CR version the
+scenario names.
+
+A scenario file is a ``*.yaml`` file in a folder named ``scenarios`` (at any
+depth), or any ``*.yaml`` mapping with a scenario key (``intent``, ``snapshot``,
+``expect``, ...).  A scenario file that is not valid YAML, breaks the scenario
+schema (a misspelled key anywhere), or names an id the snapshot lacks is a
+collection error, never skipped.
 
 Opt-in: installing mtgcontrol changes no project's test collection.  Enable it
 with ``pytest -p mtgcontrol.pytest_plugin``, or in the project's configuration
@@ -17,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .scenarios import expectations, is_scenario, load_scenario, mismatches
+from .scenarios import ScenarioError, expectations, load_scenario, looks_like_scenario, mismatches
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,19 +32,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix == ".yaml":
-        try:
-            data = yaml.safe_load(file_path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
-            return None
-        if is_scenario(data):
-            return ScenarioFile.from_parent(parent, path=file_path)
+    if file_path.suffix != ".yaml":
+        return None
+    if "scenarios" in file_path.parent.parts:
+        return ScenarioFile.from_parent(parent, path=file_path)
+    try:
+        data = yaml.safe_load(file_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None  # not in a scenarios folder and not readable: not ours
+    if looks_like_scenario(data):
+        return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
 
 class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        scenario = load_scenario(self.path)
+        try:
+            scenario = load_scenario(self.path)
+        except ScenarioError as err:
+            raise self.CollectError(str(err)) from None
         for version in scenario.versions:
             yield ScenarioItem.from_parent(self, name=str(version or "newest"),
                                            scenario=scenario, version=version)
@@ -55,11 +67,15 @@ class ScenarioItem(pytest.Item):
         self.version = version
 
     def runtest(self) -> None:
-        from .api import adjudicate
+        from .api import InputError, adjudicate
         from .solve import load_changes
 
         changes = load_changes(self.config.getoption("--mtgcontrol-change"))
-        ruling = adjudicate(self.scenario.snapshot, rules=self.version, changes=changes)
+        try:
+            ruling = adjudicate(self.scenario.snapshot, rules=self.version, changes=changes)
+        except InputError as err:
+            raise ScenarioFailure(str(self.version), [f"bad snapshot: {p}"
+                                                      for p in err.problems]) from None
         found = mismatches(ruling, expectations(self.scenario, ruling.rules))
         if found:
             raise ScenarioFailure(ruling.rules, found)

@@ -71,6 +71,9 @@ MESSAGES: dict[str, str] = {
     "after_leaving": "{x} involves {y} after {y} left the game",
     "spell_caster_unknown": "{x} came from a stolen spell but `spell_put_on_stack_by` is missing",
     "claim_contradicts": "claim #{y} about {x} contradicts the rules",
+    "lki_unknown": "{x} needs the last known information of {y} (where it was and under "
+                   "whose control), which the snapshot does not record: `entered`, and "
+                   "`left_battlefield` for an object that left",
 }
 
 

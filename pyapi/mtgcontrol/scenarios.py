@@ -1,8 +1,11 @@
 """Scenario files: a snapshot, the ruling expected for it, one line of intent.
 
-The format is in docs/scenarios.md.  ``mismatches`` compares a ruling with the
-expectations (only what is written is compared); ``run_paths`` runs folders of
-scenario files for ``mtgcontrol test``; the pytest plugin uses the same code.
+The format is in docs/scenarios.md.  ``load_scenario`` reads a file and checks it
+against ``schema/scenario.schema.json`` (a misspelled key anywhere is an error),
+the snapshot against the snapshot schema, and every id ``expect`` names against
+the snapshot; ``mismatches`` compares a ruling with the expectations (only what
+is written is compared); ``run_paths`` runs folders of scenario files for
+``mtgcontrol test``; the pytest plugin uses the same code.
 """
 
 from __future__ import annotations
@@ -11,11 +14,15 @@ import copy
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator
 
+from . import catalog, validate
 from .api import InputError, adjudicate
 from .ruling import Ruling, controller_at
 
@@ -36,22 +43,131 @@ class ScenarioError(ValueError):
     """A scenario file that cannot be read as one."""
 
 
-def is_scenario(data: object) -> bool:
-    return isinstance(data, dict) and "snapshot" in data and "expect" in data
+SCENARIO_KEYS = ("intent", "rules", "covers", "snapshot", "expect", "note")
+
+
+def looks_like_scenario(data: object) -> bool:
+    """A YAML mapping that means to be a scenario: it has one of the scenario's keys.
+
+    A file with ``snapshot`` and a misspelled ``expect`` is still a scenario (and
+    then fails its schema), never silently skipped."""
+    return isinstance(data, dict) and any(key in data for key in SCENARIO_KEYS)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    text = (resources.files("mtgcontrol.schema") / "scenario.schema.json").read_text("utf-8")
+    return Draft202012Validator(json.loads(text))
+
+
+def _where(path: Sequence[object]) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def schema_problems(data: object) -> list[str]:
+    """Every way ``data`` breaks the scenario schema, one line each (path: message)."""
+    found = []
+    for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):
+        if err.validator == "additionalProperties":
+            allowed = sorted(err.schema.get("properties", {}))
+            extra = sorted(set(err.instance) - set(allowed), key=str)
+            found.append(f"{_where(err.path)}: unknown key(s) {', '.join(map(repr, extra))}; "
+                         f"expected one of {', '.join(allowed)}")
+        else:
+            found.append(f"{_where(err.path)}: {err.message}")
+    return found
+
+
+def _snapshot_ids(snapshot: dict[str, Any]) -> tuple[set[str], set[str], set[str]]:
+    """Object ids (abilities listed on objects included), effect ids, player ids."""
+    objects, effects = set(), set()
+    for obj in snapshot.get("objects") or ():
+        if isinstance(obj, dict):
+            objects.add(str(obj.get("id")))
+            objects.update(str(a.get("id")) for a in obj.get("abilities") or ()
+                           if isinstance(a, dict))
+    for eff in snapshot.get("effects") or ():
+        if isinstance(eff, dict):
+            effects.add(str(eff.get("id")))
+    players = {p if isinstance(p, str) else str(p.get("id"))
+               for p in snapshot.get("players") or () if isinstance(p, str | dict)}
+    return objects, effects, players
+
+
+def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """Ids in ``expect`` (and its ``by_version`` parts) that the snapshot does not have."""
+    objects, effects, players = _snapshot_ids(snapshot)
+    found: list[str] = []
+
+    def need(where: str, value: object, known: set[str], what: str) -> None:
+        if value is not None and str(value) not in known:
+            found.append(f"{where}: {value!r} is not {what} of the snapshot")
+
+    def check(part: dict[str, Any], at: str) -> None:
+        for oid, fields in (part.get("objects") or {}).items():
+            need(f"{at}.objects", oid, objects, "an object id")
+            for fact in ("owner", "controller", "you", "default_controller"):
+                need(f"{at}.objects.{oid}.{fact}", (fields or {}).get(fact), players, "a player")
+            for t, who in ((fields or {}).get("controller_at") or {}).items():
+                if not isinstance(t, int) and not str(t).lstrip("-").isdigit():
+                    found.append(f"{at}.objects.{oid}.controller_at: {t!r} is not a timestamp")
+                need(f"{at}.objects.{oid}.controller_at.{t}", who, players, "a player")
+        for aid, fields in (part.get("abilities") or {}).items():
+            need(f"{at}.abilities", aid, objects, "an ability id")
+            need(f"{at}.abilities.{aid}.may_activate", (fields or {}).get("may_activate"),
+                 players, "a player")
+        for oid in part.get("left_game") or {}:
+            need(f"{at}.left_game", oid, objects, "an object id")
+        for i, choice in enumerate(part.get("choices") or ()):
+            need(f"{at}.choices[{i}].object", choice.get("object"), objects, "an object id")
+            need(f"{at}.choices[{i}].chooser", choice.get("chooser"), players, "a player")
+            for who in choice.get("outcomes") or ():
+                need(f"{at}.choices[{i}].outcomes", who, players, "a player")
+        for i, viol in enumerate(part.get("violations") or ()):
+            for oid in viol.get("objects") or ():
+                need(f"{at}.violations[{i}].objects", oid, objects | effects,
+                     "an object or effect id")
+        need(f"{at}.planar_controller", part.get("planar_controller"), players, "a player")
+        for q, p in (part.get("controlled_players") or {}).items():
+            need(f"{at}.controlled_players", q, players, "a player")
+            need(f"{at}.controlled_players.{q}", p, players, "a player")
+
+    check(expect, "$.expect")
+    for version, part in (expect.get("by_version") or {}).items():
+        check(part or {}, f"$.expect.by_version.{version}")
+    return found
 
 
 def load_scenario(path: Path) -> Scenario:
+    """Read and check one scenario file; ``ScenarioError`` lists every problem."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as err:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ScenarioError(f"{path}: not a readable YAML file ({err})") from None
-    if not is_scenario(data):
-        raise ScenarioError(f"{path}: expected a mapping with `snapshot` and `expect`")
+    problems = schema_problems(data)
+    if not problems:
+        snapshot, expect = data["snapshot"], data["expect"] or {}
+        problems = [f"$.snapshot{p.path[1:]}: expected {p.expected}"
+                    for p in validate.problems(snapshot, str(path))]
+        problems += id_problems(snapshot, expect)
+        rules = data.get("rules")
+        judged = set()
+        for name in [rules] if isinstance(rules, str) else rules or [None]:
+            try:
+                judged.add(catalog.resolve(name).name)
+            except catalog.UnknownVersion as err:
+                problems.append(f"$.rules: {err}")
+        for version in expect.get("by_version") or {}:
+            if version not in judged:
+                problems.append(f"$.expect.by_version.{version}: not a version the scenario "
+                                f"is judged under ({', '.join(sorted(judged))}), so never "
+                                f"compared")
+    if problems:
+        raise ScenarioError(f"{path}: not a valid scenario file:\n  " + "\n  ".join(problems))
     rules = data.get("rules")
     versions: list[str | None] = [rules] if isinstance(rules, str) else list(rules or [None])
-    return Scenario(path, str(data.get("intent", "")), versions,
-                    [str(c) for c in data.get("covers", [])], data["snapshot"],
-                    data["expect"] or {})
+    return Scenario(path, data["intent"], versions, [str(c) for c in data.get("covers", [])],
+                    data["snapshot"], data["expect"] or {})
 
 
 def expectations(scenario: Scenario, version: str) -> dict[str, Any]:
@@ -136,6 +252,7 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
 
 
 def scenario_files(paths: Sequence[Path]) -> list[Path]:
+    """The ``*.yaml`` files under each folder, and each file given as such."""
     files: list[Path] = []
     for path in paths:
         files.extend(sorted(path.rglob("*.yaml")) if path.is_dir() else [path])
@@ -143,9 +260,20 @@ def scenario_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def run_paths(paths: Sequence[Path], changes: Sequence[str] = ()) -> int:
-    """``mtgcontrol test``: run scenario files, print failures with their diffs."""
+    """``mtgcontrol test``: run scenario files, print failures with their diffs.
+
+    Exit 1 if any scenario fails or is not a valid scenario file, 2 if a path does
+    not exist or there is no scenario file at all (a test run that checks nothing)."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        print(f"ERROR no such file or folder: {', '.join(missing)}")
+        return 2
+    files = scenario_files(paths)
+    if not files:
+        print(f"ERROR no scenario files (*.yaml) under {', '.join(map(str, paths))}")
+        return 2
     passed = failed = 0
-    for path in scenario_files(paths):
+    for path in files:
         try:
             scenario = load_scenario(path)
         except ScenarioError as err:
