@@ -1,0 +1,206 @@
+"""The engine: one object that loads a rule set once and judges snapshots.
+
+``Engine(changes)`` holds the program (every CR version's numbering and the
+proposal texts ``changes``) and judges batches of validated snapshots with one
+grounding per batch.  Each snapshot is translated on its own (``Frame``): its
+ids become small integers from 1 in the order the snapshot names them, and on
+the fast path its timestamps become ranks (``facts.Clock``), so the facts of a
+snapshot -- and hence its ruling -- do not depend on the batch it is in, and
+clingo's symbol table (which is never freed) stays small.  Snapshots whose
+facts have been judged before are answered from a bounded cache of the atoms
+the program showed for them (the key is the whole fact text: sound by
+construction).  ``fast=False`` turns both off (raw timestamps, no cache).
+
+Outputs (``Engine.judge(..., output=...)``): ``"ruling"`` (``ruling.Ruling``),
+``"atoms"`` (the shown atoms with ids and times read back, what ``impact``
+compares) or ``"violations"`` (only the ruling's violations).
+See docs/engine.md for the flow and the soundness argument.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import clingo
+
+from . import catalog
+from .facts import PLAIN_CLOCK, Clock, Names, default_now, snapshot_facts, snapshot_times
+from .ruling import VIA, Ruling, build_ruling
+from .solve import Atom, NoRuling, Program, parse_atom
+from .vocabulary import OUTPUTS
+
+OUTPUT_KINDS = ("ruling", "atoms", "violations")
+
+
+@dataclass
+class Frame:
+    """One snapshot's translation: its names, its clock and its fact text."""
+
+    doc: dict[str, Any]
+    version: catalog.Version
+    names: Names
+    clock: Clock
+    facts: str  # with '#' where the batch number goes
+
+    @classmethod
+    def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool) -> Frame:
+        names = Names()
+        clock = PLAIN_CLOCK
+        if fast:
+            times = snapshot_times(doc)
+            times.add(doc["now"] if "now" in doc else default_now(doc))
+            if min(times) >= 0:
+                clock = Clock.ranked(times)
+        return cls(doc, version, names, clock, snapshot_facts(doc, "#", version.const, names,
+                                                               clock))
+
+
+@dataclass
+class Phases:
+    """Seconds spent per phase, summed over every batch judged (for benchmarks)."""
+
+    validate: float = 0.0
+    facts: float = 0.0
+    parse: float = 0.0
+    ground: float = 0.0
+    solve: float = 0.0
+    read_back: float = 0.0
+    ruling: float = 0.0
+    snapshots: int = 0
+    cache_hits: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: v for k, v in vars(self).items()}
+
+
+@dataclass
+class Engine:
+    """A rule set (all CR versions + proposal texts) loaded once; judges batches."""
+
+    changes: tuple[str, ...] = ()
+    fast: bool = True
+    cache_size: int = 20_000
+    phases: Phases = field(default_factory=Phases)
+
+    def __post_init__(self) -> None:
+        self.changes = tuple(self.changes)
+        versions = tuple(sorted(catalog.versions(), key=lambda v: v.name))
+        self.program_text = Program(versions, self.changes).text()
+        self._cache: OrderedDict[str, list[Atom]] = OrderedDict()
+
+    # --- judging -----------------------------------------------------------------
+    def frame(self, doc: dict[str, Any], version: catalog.Version) -> Frame:
+        start = time.perf_counter()
+        frame = Frame.of(doc, version, self.fast and not self.changes)
+        self.phases.facts += time.perf_counter() - start
+        return frame
+
+    def judge(self, items: Sequence[tuple[dict[str, Any], catalog.Version]],
+              output: str = "ruling") -> list[Any]:
+        """Judge validated ``(document, version)`` pairs, in order (one grounding)."""
+        if output not in OUTPUT_KINDS:
+            raise ValueError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
+        frames = [self.frame(doc, version) for doc, version in items]
+        return self.judge_frames(frames, output)
+
+    def judge_frames(self, frames: Sequence[Frame], output: str = "ruling") -> list[Any]:
+        atoms = self.atoms_of(frames)
+        start = time.perf_counter()
+        if output == "atoms":
+            out: list[Any] = [read_atoms(f, a) for f, a in zip(frames, atoms, strict=True)]
+        else:
+            out = [build_ruling(f.doc, f.version.name, a, f.names, f.clock)
+                   for f, a in zip(frames, atoms, strict=True)]
+            if output == "violations":
+                out = [r.violations for r in out]
+        self.phases.ruling += time.perf_counter() - start
+        self.phases.snapshots += len(frames)
+        return out
+
+    def atoms_of(self, frames: Sequence[Frame]) -> list[list[Atom]]:
+        """The shown atoms of each frame (cached or from one grounding)."""
+        found: list[list[Atom] | None] = [None] * len(frames)
+        todo: dict[str, list[int]] = {}
+        use_cache = self.fast and self.cache_size > 0
+        for i, frame in enumerate(frames):
+            if use_cache and (hit := self._cache.get(frame.facts)) is not None:
+                self._cache.move_to_end(frame.facts)
+                found[i] = hit
+                self.phases.cache_hits += 1
+            else:
+                todo.setdefault(frame.facts, []).append(i)
+        if todo:
+            keys = list(todo)
+            solved = self.solve(keys)
+            for s, key in enumerate(keys):
+                result = solved.get(s, [])
+                for i in todo[key]:
+                    found[i] = result
+                if use_cache:
+                    self._cache[key] = result
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return [a if a is not None else [] for a in found]
+
+    def solve(self, fact_texts: Sequence[str]) -> dict[int, list[Atom]]:
+        """Ground and solve one batch: ``fact_texts[s]`` become snapshot ``s``."""
+        ph = self.phases
+        start = time.perf_counter()
+        messages: list[str] = []
+        ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
+        try:
+            ctl.add("base", [], self.program_text)
+            ctl.add("base", [], "\n".join(text.replace("(#", f"({s}")
+                                          for s, text in enumerate(fact_texts)))
+            ph.parse += time.perf_counter() - start
+            start = time.perf_counter()
+            ctl.ground([("base", [])])
+        except RuntimeError:
+            raise NoRuling("the program could not be grounded (a proposal file's error?): "
+                           + " ".join(m.strip() for m in messages)) from None
+        ph.ground += time.perf_counter() - start
+        start = time.perf_counter()
+        by_snapshot: dict[int, list[Atom]] = defaultdict(list)
+        with ctl.solve(yield_=True) as handle:
+            model = next(iter(handle), None)
+            if model is None:
+                raise NoRuling("the rules have no answer for this batch: a proposal file's "
+                               "constraint rules out every ruling (use error/5 atoms instead)")
+            symbols = model.symbols(shown=True)
+            ph.solve += time.perf_counter() - start
+            start = time.perf_counter()
+            for sym in symbols:
+                name, args = parse_atom(str(sym))
+                by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
+        ph.read_back += time.perf_counter() - start
+        return by_snapshot
+
+
+def read_atoms(frame: Frame, atoms: list[Atom]) -> list[tuple[Any, ...]]:
+    """Shown atoms with the snapshot's own ids and times, sorted (``vocabulary.OUTPUTS``)."""
+    name, when = frame.names.name, frame.clock.time
+
+    def value(kind: str, arg: object) -> object:
+        if not isinstance(arg, int):
+            return arg
+        if kind in "poe":
+            return name(arg) if arg else None
+        return when(arg) if kind == "t" else arg
+
+    out = []
+    for pred, args in atoms:
+        kinds = OUTPUTS[pred].kinds
+        if pred == "because":  # the via's two arguments: kinds from its via kind
+            kinds = kinds[:4] + "".join(VIA.get(str(args[3]), ("", "n", "n"))[1:])
+        elif pred == "violation":
+            code = str(args[1])
+            kinds = "rc" + ("oo" if code != "claim_contradicts" else "on")
+        out.append((pred, *(value(k, a) for k, a in zip(kinds, args, strict=True))))
+    return sorted(out, key=repr)
+
+
+__all__ = ["Engine", "Frame", "NoRuling", "Phases", "Ruling"]
