@@ -222,7 +222,10 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     left: dict[str, str] = {}
     ability_because: dict[str, list[Because]] = {}
     controlled: dict[str, str] = {}
-    history: dict[tuple[str, int], list[str]] = {}
+    runs: dict[int, dict[int, list[str]]] = {}
+    ends: dict[int, set[int]] = {}
+    points: dict[int, set[int]] = {}
+    moments: list[int] = []
     for pred, args in atoms:
         a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
@@ -239,9 +242,15 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
                 objects[name(o)].because.append(item)
         elif pred == "may_activate":
             ruling.abilities[name(a[0])]["may_activate"] = name(a[1])
-        elif pred == "history":
+        elif pred == "history_run":
             o, t, p = a
-            history.setdefault((name(o), when(t)), []).append(name(p) if p else "")
+            runs.setdefault(o, {}).setdefault(t, []).append(name(p) if p else "")
+        elif pred == "history_end":
+            ends.setdefault(a[0], set()).add(a[1])
+        elif pred == "history_point":
+            points.setdefault(a[0], set()).add(a[1])
+        elif pred == "moment":
+            moments.append(a[0])
         elif pred == "planar_controller":
             ruling.planar_controller = name(a[0])
         elif pred == "controlled_player":
@@ -266,16 +275,37 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     seats = {p if isinstance(p, str) else p["id"]: i for i, p in enumerate(doc["players"])}
     ruling.controlled_players = {q: controlled[q] for q in sorted(
         controlled, key=lambda q: (seats.get(q, 0), q))}
-    # One entry per moment: a controller over a 0 entry at the same moment (control
-    # that ends and a controller found there are both shown; the controller counts).
-    for (o, t), found in sorted(history.items()):
-        objects[o].history[t] = max(found) or None
+    moments.sort()
+    for o in sorted(runs.keys() | points.keys()):
+        objects[name(o)].history = expand_history(moments, runs.get(o, {}), ends.get(o, set()),
+                                                  points.get(o, set()), when)
     for obj in objects.values():
         obj.because.sort(key=because_order)
     for ab, items in ability_because.items():
         items.sort(key=because_order)
         ruling.abilities[ab]["because"] = [vars(b).copy() for b in items]
     return ruling
+
+
+def expand_history(moments: list[int], runs: dict[int, list[str]], ends: set[int],
+                   points: set[int], when: Any) -> dict[int, str | None]:
+    """An object's history at every time point from its run-length form (ruling.lp).
+
+    A run gives the controllers from its moment on (a controller counts over a
+    0 entry), until the next run or end; a point is a 0 entry at one moment.
+    """
+    history: dict[int, str | None] = {}
+    current: list[str] | None = None
+    for t in moments:
+        if t in runs:
+            current = runs[t]
+        elif t in ends:
+            current = None
+        if current is not None:
+            history[when(t)] = max(current) or None
+        elif t in points:
+            history[when(t)] = None
+    return history
 
 
 def violation(rule: str, code: str, x: int, y: int, names: Names,

@@ -118,7 +118,10 @@ _OUT = [
     Output("fate", "Socrt", "left_game"),
     Output("choice", "Socprp", "choices"),
     Output("violation", "Srcxx", "violations"),
-    Output("history", "Sotp", "objects[o].history"),
+    Output("history_run", "Sotp", "objects[o].history (from T on: controller P, 0 = none)"),
+    Output("history_end", "Sot", "objects[o].history (no entry from T on)"),
+    Output("history_point", "Sot", "objects[o].history (a 0 entry at T only)"),
+    Output("moment", "St", "the time points the history is expanded over"),
 ]
 # Read back without the S column: the kinds of the remaining arguments.
 OUTPUTS: dict[str, Output] = {o.pred: Output(o.pred, o.kinds[1:], o.field) for o in _OUT}
