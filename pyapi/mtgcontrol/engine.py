@@ -38,16 +38,23 @@ OUTPUT_KINDS = ("ruling", "atoms", "violations")
 
 @dataclass
 class Frame:
-    """One snapshot's translation: its names, its clock and its fact text."""
+    """One snapshot's translation: its names, its clock and its fact text; or, when
+    it is split into independent parts (``split``), one frame per part."""
 
     doc: dict[str, Any]
     version: catalog.Version
     names: Names
     clock: Clock
-    facts: str  # with '#' where the batch number goes
+    facts: str  # with '#' where the batch number goes ('' when split into parts)
+    parts: list[Frame] | None = None
 
     @classmethod
-    def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool) -> Frame:
+    def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool,
+           may_split: bool = False, static_elsewhere: bool = False) -> Frame:
+        if fast and may_split and (pieces := split(doc)) is not None:
+            return cls(doc, version, Names(), PLAIN_CLOCK, "", [
+                cls.of(part, version, fast, static_elsewhere=other_static)
+                for part, other_static in pieces])
         names = Names()
         clock = PLAIN_CLOCK
         if fast:
@@ -55,8 +62,106 @@ class Frame:
             times.add(doc["now"] if "now" in doc else default_now(doc))
             if min(times) >= 0:
                 clock = Clock.ranked(times)
-        return cls(doc, version, names, clock, snapshot_facts(doc, "#", version.const, names,
-                                                               clock))
+        return cls(doc, version, names, clock, snapshot_facts(
+            doc, "#", version.const, names, clock, static_elsewhere))
+
+
+# --- Independent parts ---------------------------------------------------------------
+# Which snapshot fields tie objects and effects together: every reference the
+# encodings follow from one object or effect to another (docs/engine.md).
+OBJECT_LINKS = ("attached_to", "copy_of", "source")
+NESTED_LINKS = (("left_battlefield", "attached_to"), ("created_by", "object"),
+                ("created_by_static_of", "object"))
+GLOBAL_FIELDS = ("players", "active_player", "turns", "options", "rules", "format")
+
+
+def planar(obj: dict[str, Any]) -> bool:
+    """A plane or phenomenon card, or a card of a planar deck (variants.lp planar_card)."""
+    return obj.get("kind") == "card" and (
+        (obj.get("start") or {}).get("zone") == "planar-deck"
+        or bool({"plane", "phenomenon"} & set(obj.get("types", ()))))
+
+
+def split(doc: dict[str, Any]) -> list[tuple[dict[str, Any], bool]] | None:
+    """The snapshot's independent parts, each a snapshot of its own with every global
+    field (players, leavers, turns, active player, now, options, rules), and whether
+    another part has a static control effect; None when it is not split (one part,
+    or a Planechase game, whose planar controller is global)."""
+    objects = doc.get("objects", [])
+    effects = doc.get("effects", [])
+    if any(planar(obj) for obj in objects):
+        return None
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(x: tuple[str, str]) -> tuple[str, str]:
+        root = x
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(a: tuple[str, str], b: tuple[str, str]) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    for obj in objects:
+        me = ("o", obj["id"])
+        find(me)
+        for key in OBJECT_LINKS:
+            if key in obj:
+                union(me, ("o", obj[key]))
+        for outer, inner in NESTED_LINKS:
+            ref = (obj.get(outer) or {}).get(inner)
+            if ref is not None:
+                union(me, ("o", ref))
+        sce = (obj.get("entered") or {}).get("spell_control_effect")
+        if sce is not None:
+            union(me, ("e", sce))
+        for ab in obj.get("abilities", ()):
+            union(me, ("o", ab["id"]))
+            if "granted_by" in ab:
+                union(me, ("o", ab["granted_by"]))
+    player_effects = []
+    for eff in effects:
+        # players.lp: no object changes controller, but every object of a controlled
+        # player cites the effect (723.3): the effect is global, in every part.
+        if eff["kind"] == "control-player":
+            player_effects.append(eff)
+            continue
+        me = ("e", eff["id"])
+        find(me)
+        if "source" in eff:
+            union(me, ("o", eff["source"]))
+        for target in eff.get("objects", ()):
+            union(me, ("o", target))
+    groups: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
+    for obj in objects:
+        groups.setdefault(find(("o", obj["id"])), ([], []))[0].append(obj)
+    for eff in effects:
+        if eff["kind"] == "control-player":
+            for _, effs in groups.values():
+                effs.append(eff)  # in every part, in the snapshot's order
+        elif (root := find(("e", eff["id"]))) in groups:
+            groups[root][1].append(eff)
+        else:  # an effect that names no object of the snapshot: not split
+            return None
+    pieces = list(groups.items())
+    if len(pieces) < 2:
+        return None
+    base = {k: doc[k] for k in GLOBAL_FIELDS if k in doc}
+    base["now"] = doc["now"] if "now" in doc else default_now(doc)
+    claims = doc.get("claims") or []
+    static_in = {root for root, (_, effs) in pieces
+                 if any(e["kind"] == "control" and e.get("origin") == "static" for e in effs)}
+    out = []
+    for root, (objs, effs) in pieces:
+        part = dict(base, objects=objs, effects=effs)
+        if claims:
+            part["claims"] = [c if find(("o", c["object"])) == root else None for c in claims]
+        out.append((part, bool(static_in - {root})))
+    return out
 
 
 @dataclass
@@ -93,9 +198,10 @@ class Engine:
         self._cache: OrderedDict[str, list[Atom]] = OrderedDict()
 
     # --- judging -----------------------------------------------------------------
-    def frame(self, doc: dict[str, Any], version: catalog.Version) -> Frame:
+    def frame(self, doc: dict[str, Any], version: catalog.Version,
+              may_split: bool = True) -> Frame:
         start = time.perf_counter()
-        frame = Frame.of(doc, version, self.fast and not self.changes)
+        frame = Frame.of(doc, version, self.fast and not self.changes, may_split)
         self.phases.facts += time.perf_counter() - start
         return frame
 
@@ -104,16 +210,21 @@ class Engine:
         """Judge validated ``(document, version)`` pairs, in order (one grounding)."""
         if output not in OUTPUT_KINDS:
             raise ValueError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
-        frames = [self.frame(doc, version) for doc, version in items]
+        frames = [self.frame(doc, version, output != "atoms") for doc, version in items]
         return self.judge_frames(frames, output)
 
     def judge_frames(self, frames: Sequence[Frame], output: str = "ruling") -> list[Any]:
-        atoms = self.atoms_of(frames)
+        flat = [p for f in frames for p in (f.parts or [f])]
+        found = iter(self.atoms_of(flat))
+        atoms = [[next(found) for _ in f.parts] if f.parts else next(found) for f in frames]
         start = time.perf_counter()
         if output == "atoms":
+            if any(f.parts for f in frames):
+                raise ValueError("atoms output needs frames that are not split")
             out: list[Any] = [read_atoms(f, a) for f, a in zip(frames, atoms, strict=True)]
         else:
-            out = [build_ruling(f.doc, f.version.name, a, f.names, f.clock)
+            out = [merged_ruling(f, a) if f.parts else
+                   build_ruling(f.doc, f.version.name, a, f.names, f.clock)
                    for f, a in zip(frames, atoms, strict=True)]
             if output == "violations":
                 out = [r.violations for r in out]
@@ -178,6 +289,49 @@ class Engine:
                 by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
         ph.read_back += time.perf_counter() - start
         return by_snapshot
+
+
+def merged_ruling(frame: Frame, atoms: list[list[Atom]]) -> Ruling:
+    """The ruling of a split snapshot: its parts' rulings side by side.
+
+    Each part's history is expanded over every time point of the whole snapshot
+    (the union of the parts' ``moment/2`` atoms); lists are put in the canonical
+    order again (ruling.build_ruling).
+    """
+    assert frame.parts is not None
+    moments: set[int] = set()
+    for part, found in zip(frame.parts, atoms, strict=True):
+        when = part.clock.time
+        moments.update(when(a[0]) for pred, a in found if pred == "moment")
+    over = sorted(moments)
+    doc = frame.doc
+    ruling = Ruling(id=doc.get("id"), rules=frame.version.name)
+    pieces = [build_ruling(p.doc, frame.version.name, a, p.names, p.clock, over)
+              for p, a in zip(frame.parts, atoms, strict=True)]
+    objects: dict[str, Any] = {}
+    abilities: dict[str, Any] = {}
+    # Player control effects are in every part: their violations come from the first.
+    global_ids = {e["id"] for e in doc.get("effects", []) if e["kind"] == "control-player"}
+    for i, piece in enumerate(pieces):
+        objects.update(piece.objects)
+        abilities.update(piece.abilities)
+        ruling.left_game.update(piece.left_game)
+        ruling.controlled_players.update(piece.controlled_players)
+        ruling.choices.extend(piece.choices)
+        ruling.violations.extend(v for v in piece.violations
+                                 if i == 0 or not (v.objects and set(v.objects) <= global_ids))
+    order: dict[str, int] = {}
+    for obj in doc.get("objects", []):
+        order[obj["id"]] = len(order)
+        ruling.objects[obj["id"]] = objects[obj["id"]]
+        for ab in obj.get("abilities", ()):
+            ruling.abilities[ab["id"]] = abilities[ab["id"]]
+    ruling.left_game = {o: ruling.left_game[o] for o in sorted(
+        ruling.left_game, key=lambda o: (order.get(o, 0), o))}
+    ruling.choices.sort(key=lambda c: (order.get(c.object, len(order)), c.object, c.fact,
+                                       c.chooser, c.rule))
+    ruling.violations.sort(key=lambda v: (v.rule, v.code, v.objects, v.message))
+    return ruling
 
 
 def read_atoms(frame: Frame, atoms: list[Atom]) -> list[tuple[Any, ...]]:

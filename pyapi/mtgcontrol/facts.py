@@ -121,11 +121,17 @@ PLAIN_CLOCK = Clock()
 
 
 def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
-                   clock: Clock = PLAIN_CLOCK) -> str:
-    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``."""
+                   clock: Clock = PLAIN_CLOCK, static_elsewhere: bool = False) -> str:
+    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
+
+    ``static_elsewhere``: ``doc`` is one part of a larger snapshot (engine.py) that
+    has a static control effect in another part.
+    """
     t = clock.code
     out: list[str] = []
     emit = out.append
+    if static_elsewhere:
+        emit(f"static_elsewhere({s}).")
     pl = names.of
     ob = names.of
 
@@ -183,6 +189,8 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
             emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
 
     for i, claim in enumerate(doc.get("claims", ())):
+        if claim is None:  # a claim judged in another part of the snapshot (engine.py)
+            continue
         o = ob("o", claim["object"])
         for fact in ("owner", "controller"):
             if fact in claim:

@@ -8,6 +8,7 @@ into the snapshot's own ids.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,7 +198,7 @@ def because_order(item: Because) -> tuple[int, str, str, str]:
 
 
 def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names,
-                 clock: Clock = PLAIN_CLOCK) -> Ruling:
+                 clock: Clock = PLAIN_CLOCK, moments: Sequence[int] | None = None) -> Ruling:
     """The ruling for one snapshot from its shown atoms (in any order).
 
     Lists come out in a canonical order that does not depend on the atoms'
@@ -205,6 +206,8 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     ``because`` by (fact, rule, via); ``left_game`` and ``objects`` in the
     snapshot's object order; ``choices`` by (object order, fact, chooser, rule)
     with sorted outcomes; ``violations`` by (rule, code, objects, message).
+    ``moments``: the time points to expand histories over, if not the atoms' own
+    (the engine gives a part of a snapshot the whole snapshot's).
     """
     ruling = Ruling(id=doc.get("id"), rules=version)
     objects = ruling.objects
@@ -225,7 +228,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     runs: dict[int, dict[int, list[str]]] = {}
     ends: dict[int, set[int]] = {}
     points: dict[int, set[int]] = {}
-    moments: list[int] = []
+    shown_moments: set[int] = set()
     for pred, args in atoms:
         a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
@@ -244,13 +247,13 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             ruling.abilities[name(a[0])]["may_activate"] = name(a[1])
         elif pred == "history_run":
             o, t, p = a
-            runs.setdefault(o, {}).setdefault(t, []).append(name(p) if p else "")
+            runs.setdefault(o, {}).setdefault(when(t), []).append(name(p) if p else "")
         elif pred == "history_end":
-            ends.setdefault(a[0], set()).add(a[1])
+            ends.setdefault(a[0], set()).add(when(a[1]))
         elif pred == "history_point":
-            points.setdefault(a[0], set()).add(a[1])
+            points.setdefault(a[0], set()).add(when(a[1]))
         elif pred == "moment":
-            moments.append(a[0])
+            shown_moments.add(when(a[0]))
         elif pred == "planar_controller":
             ruling.planar_controller = name(a[0])
         elif pred == "controlled_player":
@@ -275,10 +278,10 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     seats = {p if isinstance(p, str) else p["id"]: i for i, p in enumerate(doc["players"])}
     ruling.controlled_players = {q: controlled[q] for q in sorted(
         controlled, key=lambda q: (seats.get(q, 0), q))}
-    moments.sort()
+    over = sorted(shown_moments) if moments is None else moments
     for o in sorted(runs.keys() | points.keys()):
-        objects[name(o)].history = expand_history(moments, runs.get(o, {}), ends.get(o, set()),
-                                                  points.get(o, set()), when)
+        objects[name(o)].history = expand_history(over, runs.get(o, {}), ends.get(o, set()),
+                                                  points.get(o, set()))
     for obj in objects.values():
         obj.because.sort(key=because_order)
     for ab, items in ability_because.items():
@@ -287,8 +290,8 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     return ruling
 
 
-def expand_history(moments: list[int], runs: dict[int, list[str]], ends: set[int],
-                   points: set[int], when: Any) -> dict[int, str | None]:
+def expand_history(moments: Sequence[int], runs: dict[int, list[str]], ends: set[int],
+                   points: set[int]) -> dict[int, str | None]:
     """An object's history at every time point from its run-length form (ruling.lp).
 
     A run gives the controllers from its moment on (a controller counts over a
@@ -302,9 +305,9 @@ def expand_history(moments: list[int], runs: dict[int, list[str]], ends: set[int
         elif t in ends:
             current = None
         if current is not None:
-            history[when(t)] = max(current) or None
+            history[t] = max(current) or None
         elif t in points:
-            history[when(t)] = None
+            history[t] = None
     return history
 
 

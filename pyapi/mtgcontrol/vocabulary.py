@@ -97,6 +97,8 @@ _IN = [
     Input("controls_player", "Sepp", "$.effects[].player, .controlled (control-player)",
           ("723.1a",)),
     Input("claim", "Snocp", "$.claims[i].object, .owner / .controller", ("checks",)),
+    Input("static_elsewhere", "S",
+          "(engine) another part of the snapshot has a static control effect", ("613.7m",)),
 ]
 INPUTS: dict[str, Input] = {i.pred: i for i in _IN}
 
