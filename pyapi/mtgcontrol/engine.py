@@ -31,7 +31,7 @@ from . import catalog
 from .facts import PLAIN_CLOCK, Clock, Names, default_now, snapshot_facts, snapshot_times
 from .ruling import VIA, Ruling, build_ruling
 from .solve import Atom, NoRuling, Program, parse_atom
-from .vocabulary import OUTPUTS
+from .vocabulary import OUTPUTS, field_at, object_refs
 
 OUTPUT_KINDS = ("ruling", "atoms", "violations")
 
@@ -68,10 +68,10 @@ class Frame:
 
 # --- Independent parts ---------------------------------------------------------------
 # Which snapshot fields tie objects and effects together: every reference the
-# encodings follow from one object or effect to another (docs/engine.md).
-OBJECT_LINKS = ("attached_to", "copy_of", "source")
-NESTED_LINKS = (("left_battlefield", "attached_to"), ("created_by", "object"),
-                ("created_by_static_of", "object"))
+# encodings follow from one object or effect to another (vocabulary.OBJECT_REFS,
+# docs/engine.md).
+OBJECT_LINKS = object_refs("o")
+EFFECT_LINKS = object_refs("e")
 GLOBAL_FIELDS = ("players", "active_player", "turns", "options", "rules", "format")
 
 
@@ -109,16 +109,12 @@ def split(doc: dict[str, Any]) -> list[tuple[dict[str, Any], bool]] | None:
     for obj in objects:
         me = ("o", obj["id"])
         find(me)
-        for key in OBJECT_LINKS:
-            if key in obj:
-                union(me, ("o", obj[key]))
-        for outer, inner in NESTED_LINKS:
-            ref = (obj.get(outer) or {}).get(inner)
-            if ref is not None:
-                union(me, ("o", ref))
-        sce = (obj.get("entered") or {}).get("spell_control_effect")
-        if sce is not None:
-            union(me, ("e", sce))
+        for path in OBJECT_LINKS:
+            if (ref := field_at(obj, path)) is not None:
+                union(me, ("o", ref))  # type: ignore[arg-type]
+        for path in EFFECT_LINKS:
+            if (ref := field_at(obj, path)) is not None:
+                union(me, ("e", ref))  # type: ignore[arg-type]
         for ab in obj.get("abilities", ()):
             union(me, ("o", ab["id"]))
             if "granted_by" in ab:

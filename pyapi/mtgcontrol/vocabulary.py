@@ -45,6 +45,36 @@ class Output:
         return len(self.kinds)
 
 
+# Fields of an object that name a player (p), another object (o) or an effect (e),
+# as paths inside the object.  validate.py checks each reference; engine.split
+# follows the object and effect ones (what ties parts of a snapshot together).
+OBJECT_REFS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("brought_in_by",), "p"), (("legal_owner",), "p"),
+    (("start", "player"), "p"), (("entered", "under"), "p"),
+    (("entered", "spell_put_on_stack_by"), "p"), (("created", "by"), "p"),
+    (("put_on_stack", "by"), "p"), (("activated", "by"), "p"),
+    (("attached_to",), "o"), (("copy_of",), "o"), (("source",), "o"),
+    (("left_battlefield", "attached_to"), "o"), (("created_by", "object"), "o"),
+    (("created_by_static_of", "object"), "o"),
+    (("entered", "spell_control_effect"), "e"),
+)
+
+
+def object_refs(kind: str) -> tuple[tuple[str, ...], ...]:
+    """The paths of the object fields that name a ``kind`` (p, o or e)."""
+    return tuple(path for path, k in OBJECT_REFS if k == kind)
+
+
+def field_at(obj: dict, path: tuple[str, ...]) -> object:
+    """The value at ``path`` inside ``obj`` (None if absent)."""
+    value: object = obj
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
 _IN = [
     Input("version", "Sc", "$.rules (or --rules)", ("all: on/2",)),
     Input("player", "Spn", "$.players[i] / $.players[i].id", ("101.4", "311.5", "800.4p")),
