@@ -34,8 +34,9 @@ class Builder:
     """One random snapshot, built event by event in time order."""
 
     def __init__(self, rng: random.Random, n: int, objects: int | None = None,
-                 max_effects: int = 4, max_players: int = 4) -> None:
+                 max_effects: int = 4, max_players: int = 4, exact_effects: bool = False) -> None:
         self.rng = rng
+        self.exact_effects = exact_effects
         self.n = n
         self.wanted_objects = objects
         self.max_effects = max_effects
@@ -288,10 +289,14 @@ class Builder:
             rng.choices(funcs, weights)[0]()
         del self.objects[target:]  # makers may add two objects; references stay valid
         self._drop_dangling()
-        wanted = rng.randint(0, self.max_effects) if self.max_effects != 4 else rng.choice(
-            (0, 0, 1, 1, 2, 3, 4))
+        if self.exact_effects:
+            wanted = self.max_effects
+        elif self.max_effects != 4:
+            wanted = rng.randint(0, self.max_effects)
+        else:
+            wanted = rng.choice((0, 0, 1, 1, 2, 3, 4))
         tries = 0
-        while len(self.effects) < wanted and tries < 10 + 2 * self.max_effects:
+        while len(self.effects) < wanted and tries < 10 + 4 * self.max_effects:
             tries += 1
             rng.choices((self.steal, self.exchange, self.control_player, self.steal_while),
                         (6, 2, 1, 2 if self.max_effects != 4 else 0))[0]()

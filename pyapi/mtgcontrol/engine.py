@@ -172,6 +172,7 @@ class Phases:
     read_back: float = 0.0
     ruling: float = 0.0
     snapshots: int = 0
+    lookups: int = 0
     cache_hits: int = 0
 
     def as_dict(self) -> dict[str, float]:
@@ -233,6 +234,7 @@ class Engine:
         found: list[list[Atom] | None] = [None] * len(frames)
         todo: dict[str, list[int]] = {}
         use_cache = self.fast and self.cache_size > 0
+        self.phases.lookups += len(frames)
         for i, frame in enumerate(frames):
             if use_cache and (hit := self._cache.get(frame.facts)) is not None:
                 self._cache.move_to_end(frame.facts)
@@ -240,6 +242,8 @@ class Engine:
                 self.phases.cache_hits += 1
             else:
                 todo.setdefault(frame.facts, []).append(i)
+        # Parts repeated within the batch are ground once: they count as hits too.
+        self.phases.cache_hits += sum(len(at) - 1 for at in todo.values())
         if todo:
             keys = list(todo)
             solved = self.solve(keys)
