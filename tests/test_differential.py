@@ -105,3 +105,19 @@ def test_atoms_output_reads_ids_and_times_back() -> None:
     assert ("history_run", "bear", 3, "alice") in atoms
     violations = engine.judge([(doc, catalog.newest())], output="violations")[0]
     assert violations == []
+
+
+def test_no_rule_counts_or_shows_card_types() -> None:
+    """What engine.read_types relies on: types are only matched, never counted or shown."""
+    import re
+
+    from mtgcontrol.solve import ENCODINGS
+
+    for name in ENCODINGS:  # the judging program (generator.lp is research's)
+        path = ROOT / "encodings" / f"{name}.lp"
+        text = re.sub(r"%[^\n]*", "", path.read_text())
+        for aggregate in re.findall(r"#(?:count|sum|min|max)\s*\{[^}]*\}", text):
+            assert "type(" not in aggregate, (path.name, aggregate)
+        for show in re.findall(r"#show[^.]*\.", text):
+            assert not re.search(r"\btype\b", show), (path.name, show)
+    assert Engine().types >= {"aura", "equipment", "plane", "phenomenon", "dungeon"}

@@ -88,7 +88,7 @@ def test_every_json_path_names_schema_fields() -> None:
 
 def test_every_reference_field_is_checked() -> None:
     doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
-    for path, kind in vocabulary.OBJECT_REFS:
+    for path, _kind in vocabulary.OBJECT_REFS:
         bad = json.loads(json.dumps(doc))
         target = bad["objects"][0]
         for key in path[:-1]:

@@ -19,6 +19,7 @@ See docs/engine.md for the flow and the soundness argument.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
@@ -26,9 +27,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import clingo
+from clingo import ast
 
 from . import catalog
-from .facts import PLAIN_CLOCK, Clock, Names, default_now, snapshot_facts, snapshot_times
+from .facts import (
+    KNOWN_TYPES,
+    PLAIN_CLOCK,
+    Clock,
+    Names,
+    default_now,
+    snapshot_facts,
+    snapshot_times,
+)
 from .ruling import VIA, Ruling, build_ruling
 from .solve import Atom, NoRuling, Program, parse_atom
 from .vocabulary import OUTPUTS, field_at, object_refs
@@ -50,10 +60,11 @@ class Frame:
 
     @classmethod
     def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool,
-           may_split: bool = False, static_elsewhere: bool = False) -> Frame:
+           may_split: bool = False, static_elsewhere: bool = False,
+           types: frozenset[str] = KNOWN_TYPES) -> Frame:
         if fast and may_split and (pieces := split(doc)) is not None:
             return cls(doc, version, Names(), PLAIN_CLOCK, "", [
-                cls.of(part, version, fast, static_elsewhere=other_static)
+                cls.of(part, version, fast, static_elsewhere=other_static, types=types)
                 for part, other_static in pieces])
         names = Names()
         clock = PLAIN_CLOCK
@@ -63,7 +74,14 @@ class Frame:
             if min(times) >= 0:
                 clock = Clock.ranked(times)
         return cls(doc, version, names, clock, snapshot_facts(
-            doc, "#", version.const, names, clock, static_elsewhere))
+            doc, "#", version.const, names, clock, static_elsewhere, types))
+
+
+def read_types(program: str) -> frozenset[str]:
+    """The card types the program's text names (comments aside): a type no rule
+    names cannot change a ruling, as no rule counts or shows types."""
+    text = re.sub(r"%[^\n]*", "", program)
+    return frozenset(t for t in KNOWN_TYPES if re.search(rf"\b{t}\b", text))
 
 
 # --- Independent parts ---------------------------------------------------------------
@@ -186,6 +204,9 @@ class Engine:
     changes: tuple[str, ...] = ()
     fast: bool = True
     cache_size: int = 20_000
+    # Snapshots (or parts) per grounding: few, so that the snapshot numbers, and
+    # with them the ground atoms clingo keeps for the life of the process, stay few.
+    grounding_size: int = 128
     phases: Phases = field(default_factory=Phases)
 
     def __post_init__(self) -> None:
@@ -193,12 +214,26 @@ class Engine:
         versions = tuple(sorted(catalog.versions(), key=lambda v: v.name))
         self.program_text = Program(versions, self.changes).text()
         self._cache: OrderedDict[str, list[Atom]] = OrderedDict()
+        self._program: list[ast.AST] | None = None  # parsed once, on first use
+        # The fast path writes only the card types some rule of the program names
+        # (docs/engine.md); with proposals (which may read any type) every type.
+        self.types = read_types(self.program_text) if not self.changes else KNOWN_TYPES
+
+    def _add_program(self, ctl: clingo.Control) -> None:
+        if self._program is None:
+            statements: list[ast.AST] = []
+            ast.parse_string(self.program_text, statements.append, logger=lambda _c, _t: None)
+            self._program = statements
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in self._program:
+                builder.add(statement)
 
     # --- judging -----------------------------------------------------------------
     def frame(self, doc: dict[str, Any], version: catalog.Version,
               may_split: bool = True) -> Frame:
         start = time.perf_counter()
-        frame = Frame.of(doc, version, self.fast and not self.changes, may_split)
+        fast = self.fast and not self.changes
+        frame = Frame.of(doc, version, fast, may_split, types=self.types if fast else KNOWN_TYPES)
         self.phases.facts += time.perf_counter() - start
         return frame
 
@@ -244,10 +279,11 @@ class Engine:
                 todo.setdefault(frame.facts, []).append(i)
         # Parts repeated within the batch are ground once: they count as hits too.
         self.phases.cache_hits += sum(len(at) - 1 for at in todo.values())
-        if todo:
-            keys = list(todo)
-            solved = self.solve(keys)
-            for s, key in enumerate(keys):
+        keys = list(todo)
+        for first in range(0, len(keys), self.grounding_size):
+            chunk = keys[first:first + self.grounding_size]
+            solved = self.solve(chunk)
+            for s, key in enumerate(chunk):
                 result = solved.get(s, [])
                 for i in todo[key]:
                     found[i] = result
@@ -264,7 +300,7 @@ class Engine:
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
         try:
-            ctl.add("base", [], self.program_text)
+            self._add_program(ctl)
             ctl.add("base", [], "\n".join(text.replace("(#", f"({s}")
                                           for s, text in enumerate(fact_texts)))
             ph.parse += time.perf_counter() - start

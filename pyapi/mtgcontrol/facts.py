@@ -121,11 +121,13 @@ PLAIN_CLOCK = Clock()
 
 
 def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
-                   clock: Clock = PLAIN_CLOCK, static_elsewhere: bool = False) -> str:
+                   clock: Clock = PLAIN_CLOCK, static_elsewhere: bool = False,
+                   known_types: frozenset[str] = KNOWN_TYPES) -> str:
     """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
 
     ``static_elsewhere``: ``doc`` is one part of a larger snapshot (engine.py) that
-    has a static control effect in another part.
+    has a static control effect in another part.  ``known_types``: the card
+    types written (the engine's fast path writes only those the program reads).
     """
     t = clock.code
     out: list[str] = []
@@ -159,7 +161,7 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
         o = ob("o", obj["id"])
         emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
         for ty in obj.get("types", ()):
-            if ty in KNOWN_TYPES:
+            if ty in known_types:
                 emit(f"type({s},{o},{ty}).")
         _object_history(obj, s, o, names, emit, t)
         for ab in obj.get("abilities", ()):
