@@ -73,8 +73,12 @@ class Frame:
             times.add(doc["now"] if "now" in doc else default_now(doc))
             if min(times) >= 0:
                 clock = Clock.ranked(times)
-        return cls(doc, version, names, clock, snapshot_facts(
-            doc, "#", version.const, names, clock, static_elsewhere, types))
+        try:
+            facts = snapshot_facts(doc, "#", version.const, names, clock, static_elsewhere, types)
+        except KeyError:  # a time the ranking did not see: write the times as they are
+            names, clock = Names(), PLAIN_CLOCK
+            facts = snapshot_facts(doc, "#", version.const, names, clock, static_elsewhere, types)
+        return cls(doc, version, names, clock, facts)
 
 
 def read_types(program: str) -> frozenset[str]:
