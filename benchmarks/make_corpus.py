@@ -1,6 +1,13 @@
 """Write a corpus of realistic random snapshots, one JSON document per line.
 
     python benchmarks/make_corpus.py N SEED [--bad-lines RATE] > corpus.jsonl
+    python benchmarks/make_corpus.py N SEED --objects 20 --effects 8 --players 6  # realistic
+
+``realistic(rng, n)`` is the benchmarks' 20-object snapshot: 2-6 players, 0-8
+effects (control Auras, steals until end of turn, "for as long as you control"
+and "while tapped" steals, exchanges, player control), tokens, copies,
+abilities and triggers, and one player who left in a quarter of the games with
+three or more players.
 
 Each snapshot has 2-4 players (sometimes one who left the game), 3-12 objects of
 mixed kinds (permanents, Auras, tokens, spells, copies, abilities, cards in hidden
@@ -19,18 +26,22 @@ import random
 import sys
 from typing import Any
 
-NAMES = ["alice", "bob", "carol", "dave"]
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 VERSIONS = ["2012-10-01", "2017-04-28", "2020-11-20", "2024-11-08", "2026-08-07"]
 
 
 class Builder:
     """One random snapshot, built event by event in time order."""
 
-    def __init__(self, rng: random.Random, n: int) -> None:
+    def __init__(self, rng: random.Random, n: int, objects: int | None = None,
+                 max_effects: int = 4, max_players: int = 4, exact_effects: bool = False) -> None:
         self.rng = rng
+        self.exact_effects = exact_effects
         self.n = n
+        self.wanted_objects = objects
+        self.max_effects = max_effects
         self.time = rng.randint(0, 3)
-        nplayers = rng.choice((2, 2, 2, 3, 3, 4))
+        nplayers = rng.choice((2, 2, 2, 3, 3, 4, 5, 6)[:6 + max(0, max_players - 4)])
         self.players: list[str] = NAMES[:nplayers]
         self.objects: list[dict[str, Any]] = []
         self.effects: list[dict[str, Any]] = []
@@ -77,7 +88,7 @@ class Builder:
         self.owner[oid], self.under[oid] = owner, under
 
     def stolen_spell_permanent(self) -> None:
-        if len(self.effects) >= 4:
+        if len(self.effects) >= self.max_effects:
             return self.permanent()
         oid = self.new_id("c")
         owner = self.player()
@@ -113,7 +124,7 @@ class Builder:
                              "entered": {"at": at, "under": owner}, "attached_to": target})
         self.permanents.append(oid)
         self.owner[oid], self.under[oid] = owner, owner
-        if len(self.effects) < 4 and self.rng.random() < 0.8:
+        if len(self.effects) < self.max_effects and self.rng.random() < 0.8:
             self.effects.append({"id": f"e{len(self.effects) + 1}", "kind": "control",
                                  "origin": "static", "source": oid, "attached": True,
                                  "timestamp": at})
@@ -195,6 +206,8 @@ class Builder:
         thief = self.other(self.under[target])
         if self.graveyard:
             src = self.rng.choice(self.graveyard)
+        elif self.wanted_objects:  # keep the object count exact
+            return
         else:
             src = self.new_id("g")
             self.objects.append({"id": src, "kind": "card", "zone": "graveyard",
@@ -208,6 +221,24 @@ class Builder:
             eff["duration"] = "end-of-turn"
             if self.rng.random() < 0.5:
                 eff["ended_at"] = self.tick()
+        self.effects.append(eff)
+
+    def steal_while(self) -> None:
+        """An activated ability of a permanent: "gain control of target creature for
+        as long as you control <source>" (611.2b), or while the source stays."""
+        if not self.creatures or not self.permanents:
+            return
+        src = self.rng.choice(self.permanents)
+        target = self.rng.choice([c for c in self.creatures if c != src] or self.creatures)
+        duration = self.rng.choice(("while-you-control-source", "while-source-on-battlefield",
+                                    "while-source-tapped"))
+        eff: dict[str, Any] = {"id": f"e{len(self.effects) + 1}", "kind": "control",
+                               "origin": "resolution", "source": src, "objects": [target],
+                               "timestamp": self.tick(), "duration": duration}
+        if duration == "while-source-tapped":
+            for obj in self.objects:
+                if obj["id"] == src:
+                    obj["tapped"] = True
         self.effects.append(eff)
 
     def exchange(self) -> None:
@@ -225,20 +256,50 @@ class Builder:
                              "controlled": self.other(p), "timestamp": self.tick(),
                              "duration": "end-of-turn"})
 
+    def _drop_dangling(self) -> None:
+        """After trimming to the wanted size: forget ids no longer present."""
+        ids = {o["id"] for o in self.objects}
+        self.permanents = [o for o in self.permanents if o in ids]
+        self.creatures = [o for o in self.creatures if o in ids]
+        self.spells = [o for o in self.spells if o in ids]
+        self.graveyard = [o for o in self.graveyard if o in ids]
+        effects = []
+        for eff in self.effects:
+            names = [eff.get("source"), *eff.get("objects", [])]
+            if all(n is None or n in ids for n in names):
+                effects.append(eff)
+        kept = {e["id"] for e in effects}
+        self.effects = effects
+        for obj in self.objects:
+            for ref in ("attached_to", "copy_of", "source"):
+                if ref in obj and obj[ref] not in ids:
+                    del obj[ref]
+            ent = obj.get("entered", {})
+            if ent.get("spell_control_effect") not in (None, *kept):
+                del ent["spell_control_effect"]
+
     def build(self) -> dict[str, Any]:
         rng = self.rng
         makers = [(self.permanent, 30), (self.aura, 8), (self.token, 10), (self.hidden_card, 15),
                   (self.spell, 8), (self.copy, 4), (self.ability, 10), (self.emblem, 3),
                   (self.stolen_spell_permanent, 3), (self.plane, 2)]
         funcs, weights = zip(*makers, strict=True)
-        target = rng.randint(3, 12)
+        target = self.wanted_objects or rng.randint(3, 12)
         while len(self.objects) < target:
             rng.choices(funcs, weights)[0]()
-        wanted = rng.choice((0, 0, 1, 1, 2, 3, 4))
+        del self.objects[target:]  # makers may add two objects; references stay valid
+        self._drop_dangling()
+        if self.exact_effects:
+            wanted = self.max_effects
+        elif self.max_effects != 4:
+            wanted = rng.randint(0, self.max_effects)
+        else:
+            wanted = rng.choice((0, 0, 1, 1, 2, 3, 4))
         tries = 0
-        while len(self.effects) < wanted and tries < 10:
+        while len(self.effects) < wanted and tries < 10 + 4 * self.max_effects:
             tries += 1
-            rng.choices((self.steal, self.exchange, self.control_player), (6, 2, 1))[0]()
+            rng.choices((self.steal, self.exchange, self.control_player, self.steal_while),
+                        (6, 2, 1, 2 if self.max_effects != 4 else 0))[0]()
         doc: dict[str, Any] = {"id": f"snap{self.n}", "players": list(self.players),
                                "objects": self.objects, "effects": self.effects}
         active = rng.choice(self.players)
@@ -253,6 +314,11 @@ class Builder:
         if rng.random() < 0.5:
             doc["now"] = self.tick()
         return doc
+
+
+def realistic(rng: random.Random, n: int, objects: int = 20, effects: int = 8) -> dict[str, Any]:
+    """One realistic benchmark snapshot (see the module docstring)."""
+    return Builder(rng, n, objects, effects, 6).build()
 
 
 def broken(rng: random.Random, doc: dict[str, Any]) -> str:
@@ -277,11 +343,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("seed", type=int, help="random seed")
     parser.add_argument("--bad-lines", type=float, default=0.0, metavar="RATE",
                         help="fraction of deliberately invalid lines (default 0)")
+    parser.add_argument("--objects", type=int, default=None,
+                        help="objects per snapshot (default: 3-12 at random)")
+    parser.add_argument("--effects", type=int, default=4,
+                        help="at most this many effects (default 4)")
+    parser.add_argument("--players", type=int, default=4,
+                        help="at most this many players, 2-6 (default 4)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     out = sys.stdout
     for i in range(args.n):
-        doc = Builder(rng, i + 1).build()
+        doc = Builder(rng, i + 1, args.objects, args.effects, args.players).build()
         if args.bad_lines and rng.random() < args.bad_lines:
             out.write(broken(rng, doc) + "\n")
         else:

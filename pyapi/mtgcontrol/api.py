@@ -8,15 +8,17 @@ into an error record instead of stopping.
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from . import catalog
-from .facts import Names, snapshot_facts
-from .ruling import Ruling, build_ruling
-from .solve import Program, solve
+from .engine import Engine, Frame
+from .ruling import Ruling
 from .validate import InputProblem, problems, snapshot_name
 
 
@@ -90,27 +92,42 @@ def adjudicate(snapshot: Any, rules: str | None = None, changes: Sequence[str] =
 
 
 def adjudicate_many(items: Iterable[tuple[Any, str]], rules: str | None = None,
-                    changes: Sequence[str] = (), batch_size: int = 500
-                    ) -> Iterator[Ruling | ErrorRecord]:
-    """Judge ``(document, fallback name)`` pairs in order, ``batch_size`` per grounding."""
+                    changes: Sequence[str] = (), batch_size: int = 500,
+                    fast: bool | None = None) -> Iterator[Ruling | ErrorRecord]:
+    """Judge ``(document, fallback name)`` pairs in order, ``batch_size`` per grounding.
+
+    ``fast=False`` (or the environment variable ``MTGCONTROL_FAST=0``) judges
+    without the engine's fast paths; the rulings are the same bytes.
+    """
+    engine = engine_for(tuple(changes), fast_default() if fast is None else fast)
     batch: list[tuple[Any, str]] = []
     for item in items:
         batch.append(item)
         if len(batch) >= batch_size:
-            yield from judge_batch(batch, rules, changes)
+            yield from judge_batch(batch, rules, engine)
             batch = []
     if batch:
-        yield from judge_batch(batch, rules, changes)
+        yield from judge_batch(batch, rules, engine)
+
+
+def fast_default() -> bool:
+    return os.environ.get("MTGCONTROL_FAST", "1") != "0"
+
+
+@cache
+def engine_for(changes: tuple[str, ...], fast: bool) -> Engine:
+    """One engine per rule set and mode, loaded once per process."""
+    return Engine(changes, fast=fast)
 
 
 def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
-                changes: Sequence[str]) -> list[Ruling | ErrorRecord]:
+                engine: Engine) -> list[Ruling | ErrorRecord]:
     """One grounding for a batch; invalid snapshots become error records."""
     results: list[Ruling | ErrorRecord | None] = [None] * len(items)
-    names = Names()
-    facts: list[str] = []
-    judged: list[tuple[int, dict[str, Any], catalog.Version]] = []
+    judged: list[int] = []
+    frames: list[Frame] = []
     for i, (doc, fallback) in enumerate(items):
+        start = time.perf_counter()
         found = problems(doc, fallback)
         name = snapshot_name(doc, fallback)
         if not found:
@@ -118,14 +135,13 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
                 version = version_for(doc, rules, name)
             except InputError as err:
                 found = err.problems
+        engine.phases.validate += time.perf_counter() - start
         if found:
             results[i] = ErrorRecord(name, found)
             continue
-        facts.append(snapshot_facts(doc, len(judged), version.const, names))
-        judged.append((i, doc, version))
+        frames.append(engine.frame(doc, version))
+        judged.append(i)
     if judged:
-        versions = tuple(sorted({v for _, _, v in judged}, key=lambda v: v.name))
-        atoms = solve(Program(versions, tuple(changes)), facts)
-        for s, (i, doc, version) in enumerate(judged):
-            results[i] = build_ruling(doc, version.name, atoms.get(s, []), names)
+        for i, ruling in zip(judged, engine.judge_frames(frames), strict=True):
+            results[i] = ruling
     return [r for r in results if r is not None]

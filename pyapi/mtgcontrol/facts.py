@@ -61,28 +61,79 @@ class Names:
 
 def default_now(doc: dict[str, Any]) -> int:
     """The spec's default for ``now``: one more than the largest timestamp present."""
-    best = -1
+    return max(snapshot_times(doc), default=-1) + 1
+
+
+TIME_KEYS = frozenset(("at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
+                       "turned_face_up_at", "attached_at", "left_at"))
+
+
+def snapshot_times(doc: dict[str, Any]) -> set[int]:
+    """Every timestamp the snapshot states (under the format's time fields)."""
+    found: set[int] = set()
     stack: list[Any] = [doc.get("players", []), doc.get("turns", []),
                         doc.get("objects", []), doc.get("effects", [])]
-    time_keys = {"at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
-                 "turned_face_up_at", "attached_at", "left_at"}
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             for key, value in item.items():
-                if key in time_keys and isinstance(value, int):
-                    best = max(best, value)
+                if key in TIME_KEYS and isinstance(value, int) and not isinstance(value, bool):
+                    found.add(value)
                 elif isinstance(value, dict | list):
                     stack.append(value)
         elif isinstance(item, list):
             stack.extend(item)
-    return best + 1
+    return found
 
 
-def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> str:
-    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``."""
+@dataclass
+class Clock:
+    """How a snapshot's timestamps are written into the program, and read back.
+
+    The plain clock writes them as they are.  A ranked clock (``Clock.ranked``)
+    writes the timestamp of rank ``r`` (0 = earliest) as ``2r+2``: order and
+    simultaneity are kept, ``T-1`` (the encodings' "just before T") lands on
+    the odd number between two ranks, and -1 (the encodings' "before the game")
+    stays below every time.  See docs/engine.md for why this is sound.
+    """
+
+    times: list[int] = field(default_factory=list)
+    codes: dict[int, int] | None = None
+
+    @classmethod
+    def ranked(cls, times: set[int]) -> Clock:
+        ordered = sorted(times)
+        return cls(ordered, {t: 2 * r + 2 for r, t in enumerate(ordered)})
+
+    def code(self, time: int) -> int:
+        return time if self.codes is None else self.codes[time]
+
+    def time(self, code: int) -> int:
+        """The snapshot's time for a code the program shows."""
+        if self.codes is None or code < 1:
+            return code
+        if code % 2:
+            return self.times[(code - 1) // 2] - 1
+        return self.times[(code - 2) // 2]
+
+
+PLAIN_CLOCK = Clock()
+
+
+def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
+                   clock: Clock = PLAIN_CLOCK, static_elsewhere: bool = False,
+                   known_types: frozenset[str] = KNOWN_TYPES) -> str:
+    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
+
+    ``static_elsewhere``: ``doc`` is one part of a larger snapshot (engine.py) that
+    has a static control effect in another part.  ``known_types``: the card
+    types written (the engine's fast path writes only those the program reads).
+    """
+    t = clock.code
     out: list[str] = []
     emit = out.append
+    if static_elsewhere:
+        emit(f"static_elsewhere({s}).")
     pl = names.of
     ob = names.of
 
@@ -92,16 +143,17 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
         pid = pl("p", players[seat])
         emit(f"player({s},{pid},{seat}).")
         if isinstance(entry, dict) and "left_at" in entry:
-            emit(f"left({s},{pid},{entry['left_at']}).")
+            emit(f"left({s},{pid},{t(entry['left_at'])}).")
     active = doc.get("active_player", players[0])
     now = doc.get("now", default_now(doc))
-    emit(f"now({s},{now}).")
+    emit(f"now({s},{t(now)}).")
     emit(f"active({s},{pl('p', active)}).")
-    turns = doc.get("turns") or [{"player": active, "from": -1}]
     if doc.get("turns"):
         emit(f"turns_recorded({s}).")
-    for turn in turns:
-        emit(f"turn({s},{pl('p', turn['player'])},{turn['from']}).")
+        for turn in doc["turns"]:
+            emit(f"turn({s},{pl('p', turn['player'])},{t(turn['from'])}).")
+    else:  # the active player throughout: from -1, "before the game" (never ranked)
+        emit(f"turn({s},{pl('p', active)},-1).")
     planechase = (doc.get("options") or {}).get("planechase")
     if planechase:
         emit(f"option({s},{const(planechase)}).")
@@ -110,9 +162,9 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
         o = ob("o", obj["id"])
         emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
         for ty in obj.get("types", ()):
-            if ty in KNOWN_TYPES:
+            if ty in known_types:
                 emit(f"type({s},{o},{ty}).")
-        _object_history(obj, s, o, names, emit)
+        _object_history(obj, s, o, names, emit, t)
         for ab in obj.get("abilities", ()):
             a = ob("o", ab["id"])
             emit(f"has_ability({s},{o},{a},{ab['kind']}).")
@@ -122,7 +174,7 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
     for eff in doc.get("effects", []):
         e = names.of("e", eff["id"])
         src = ob("o", eff["source"]) if "source" in eff else 0
-        emit(f"effect({s},{e},{const(eff['kind'])},{src},{eff['timestamp']}).")
+        emit(f"effect({s},{e},{const(eff['kind'])},{src},{t(eff['timestamp'])}).")
         if "origin" in eff:
             emit(f"origin({s},{e},{eff['origin']}).")
         if eff["kind"] == "control-player":
@@ -137,9 +189,11 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
         if "duration" in eff:
             emit(f"duration({s},{e},{const(eff['duration'])}).")
         if "ended_at" in eff:
-            emit(f"ended_at({s},{e},{eff['ended_at']}).")
+            emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
 
     for i, claim in enumerate(doc.get("claims", ())):
+        if claim is None:  # a claim judged in another part of the snapshot (engine.py)
+            continue
         o = ob("o", claim["object"])
         for fact in ("owner", "controller"):
             if fact in claim:
@@ -148,23 +202,24 @@ def snapshot_facts(doc: dict[str, Any], s: int, version: str, names: Names) -> s
     return "\n".join(out)
 
 
-def _object_history(obj: dict[str, Any], s: int, o: int, names: Names, emit: Any) -> None:
+def _object_history(obj: dict[str, Any], s: int | str, o: int, names: Names, emit: Any,
+                    t: Any) -> None:
     """History fields of one object (see the spec's table "History fields, by kind")."""
     p = names.of
     if "zone_since" in obj:
-        emit(f"zone_since({s},{o},{obj['zone_since']}).")
+        emit(f"zone_since({s},{o},{t(obj['zone_since'])}).")
     if "attached_to" in obj:
         emit(f"attached({s},{o},{p('o', obj['attached_to'])}).")
     if "attached_at" in obj:
-        emit(f"attached_at({s},{o},{obj['attached_at']}).")
+        emit(f"attached_at({s},{o},{t(obj['attached_at'])}).")
     if obj.get("tapped"):
         emit(f"tapped({s},{o}).")
     if "tapped_since" in obj:
-        emit(f"tapped_since({s},{o},{obj['tapped_since']}).")
+        emit(f"tapped_since({s},{o},{t(obj['tapped_since'])}).")
     if obj.get("face_down"):
         emit(f"face_down({s},{o}).")
     if "turned_face_up_at" in obj:
-        emit(f"turned_face_up_at({s},{o},{obj['turned_face_up_at']}).")
+        emit(f"turned_face_up_at({s},{o},{t(obj['turned_face_up_at'])}).")
     if "start" in obj:
         st = obj["start"]
         emit(f"start({s},{o},{const(st['zone'])},{p('p', st['player'])}).")
@@ -174,24 +229,24 @@ def _object_history(obj: dict[str, Any], s: int, o: int, names: Names, emit: Any
         emit(f"legal_owner({s},{o},{p('p', obj['legal_owner'])}).")
     if "entered" in obj:
         ent = obj["entered"]
-        emit(f"entered({s},{o},{ent['at']},{p('p', ent['under'])}).")
+        emit(f"entered({s},{o},{t(ent['at'])},{p('p', ent['under'])}).")
         if "spell_put_on_stack_by" in ent:
             emit(f"spell_put_by({s},{o},{p('p', ent['spell_put_on_stack_by'])}).")
         if "spell_control_effect" in ent:
             emit(f"spell_control_effect({s},{o},{p('e', ent['spell_control_effect'])}).")
     if "left_battlefield" in obj:
         lb = obj["left_battlefield"]
-        emit(f"left_battlefield({s},{o},{lb['at']}).")
+        emit(f"left_battlefield({s},{o},{t(lb['at'])}).")
         if "attached_to" in lb:
             emit(f"left_attached({s},{o},{p('o', lb['attached_to'])}).")
     if "created" in obj:
         cr = obj["created"]
-        emit(f"created({s},{o},{cr['at']},{p('p', cr['by'])}).")
+        emit(f"created({s},{o},{t(cr['at'])},{p('p', cr['by'])}).")
         if cr.get("may_cast"):
             emit(f"may_cast({s},{o}).")
     if "put_on_stack" in obj:
         ps = obj["put_on_stack"]
-        emit(f"put_on_stack({s},{o},{ps['at']},{p('p', ps['by'])}).")
+        emit(f"put_on_stack({s},{o},{t(ps['at'])},{p('p', ps['by'])}).")
     if "copy_of" in obj:
         emit(f"copy_of({s},{o},{p('o', obj['copy_of'])}).")
     if "source" in obj:
@@ -200,15 +255,15 @@ def _object_history(obj: dict[str, Any], s: int, o: int, names: Names, emit: Any
         emit(f"ability_kind({s},{o},{const(obj['ability'])}).")
     if "activated" in obj:
         ac = obj["activated"]
-        emit(f"activated({s},{o},{ac['at']},{p('p', ac['by'])}).")
+        emit(f"activated({s},{o},{t(ac['at'])},{p('p', ac['by'])}).")
     if "triggered" in obj:
         tr = obj["triggered"]
-        emit(f"triggered({s},{o},{tr['at']},{tr.get('source_zone', 'battlefield')}).")
+        emit(f"triggered({s},{o},{t(tr['at'])},{tr.get('source_zone', 'battlefield')}).")
     if obj.get("waiting"):
         emit(f"waiting({s},{o}).")
     if "created_by" in obj:
         cb = obj["created_by"]
-        emit(f"created_by({s},{o},{p('o', cb['object'])},{cb['at']}).")
+        emit(f"created_by({s},{o},{p('o', cb['object'])},{t(cb['at'])}).")
     if "created_by_static_of" in obj:
         cb = obj["created_by_static_of"]
-        emit(f"created_by_static({s},{o},{p('o', cb['object'])},{cb['at']},{cb['via']}).")
+        emit(f"created_by_static({s},{o},{p('o', cb['object'])},{t(cb['at'])},{cb['via']}).")

@@ -8,10 +8,11 @@ into the snapshot's own ids.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from .facts import Names, default_now
+from .facts import PLAIN_CLOCK, Clock, Names, default_now
 from .solve import Atom
 
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
@@ -150,7 +151,25 @@ class Ruling:
         return [b for b in self.objects[object_id].because if b.fact == fact]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The ruling as plain data (the same as ``dataclasses.asdict``, faster)."""
+        return {
+            "id": self.id, "rules": self.rules,
+            "objects": {k: {"owner": o.owner, "controller": o.controller, "you": o.you,
+                            "default_controller": o.default_controller,
+                            "because": [{"rule": b.rule, "fact": b.fact, "via": b.via}
+                                        for b in o.because],
+                            "history": dict(o.history)}
+                        for k, o in self.objects.items()},
+            "abilities": {k: {**v, "because": [dict(b) for b in v.get("because", [])]}
+                          for k, v in self.abilities.items()},
+            "planar_controller": self.planar_controller,
+            "controlled_players": dict(self.controlled_players),
+            "left_game": dict(self.left_game),
+            "choices": [{"object": c.object, "fact": c.fact, "chooser": c.chooser,
+                         "rule": c.rule, "outcomes": list(c.outcomes)} for c in self.choices],
+            "violations": [{"rule": v.rule, "code": v.code, "objects": list(v.objects),
+                            "message": v.message} for v in self.violations],
+        }
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -162,9 +181,11 @@ class Ruling:
         return notebook_html(self)
 
 
-def _render(kind: str, value: object, names: Names) -> str:
+def _render(kind: str, value: object, names: Names, clock: Clock = PLAIN_CLOCK) -> str:
     if kind in "poe" and isinstance(value, int):
         return names.name(value) if value else "nobody"
+    if kind == "t" and isinstance(value, int):
+        return str(clock.time(value))
     if kind == "z":
         return str(value).replace("_", "-")
     if kind == "f":
@@ -172,25 +193,53 @@ def _render(kind: str, value: object, names: Names) -> str:
     return str(value)
 
 
-def via_text(kind: str, a: object, b: object, names: Names) -> str:
+def via_text(kind: str, a: object, b: object, names: Names, clock: Clock = PLAIN_CLOCK) -> str:
     template, ka, kb = VIA.get(kind, (kind + " {a} {b}", "n", "n"))
-    return template.format(a=_render(ka, a, names), b=_render(kb, b, names))
+    return template.format(a=_render(ka, a, names, clock), b=_render(kb, b, names, clock))
 
 
-def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names) -> Ruling:
-    """The ruling for one snapshot from its shown atoms."""
+# The canonical order of a `because` list: by fact, then rule number, then via.
+FACT_ORDER = {"owner": 0, "controller": 1, "you": 2, "default_controller": 3, "may_activate": 4}
+
+
+def because_order(item: Because) -> tuple[int, str, str, str]:
+    return FACT_ORDER.get(item.fact, 9), item.fact, item.rule, item.via
+
+
+def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names,
+                 clock: Clock = PLAIN_CLOCK, moments: Sequence[int] | None = None) -> Ruling:
+    """The ruling for one snapshot from its shown atoms (in any order).
+
+    Lists come out in a canonical order that does not depend on the atoms'
+    order or on the integers ids and times were written as (docs/engine.md):
+    ``because`` by (fact, rule, via); ``left_game`` and ``objects`` in the
+    snapshot's object order; ``choices`` by (object order, fact, chooser, rule)
+    with sorted outcomes; ``violations`` by (rule, code, objects, message).
+    ``moments``: the time points to expand histories over, if not the atoms' own
+    (the engine gives a part of a snapshot the whole snapshot's).
+    """
     ruling = Ruling(id=doc.get("id"), rules=version)
     ruling._snapshot = doc  # type: ignore[attr-defined]  # for _repr_html_; not a field
     objects = ruling.objects
+    order: dict[str, int] = {}
     for obj in doc.get("objects", []):
         objects[obj["id"]] = ObjectRuling()
+        order[obj["id"]] = len(order)
         for ab in obj.get("abilities", ()):
             ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
     name = names.name
+    when = clock.time
     now = doc.get("now", default_now(doc))
     choices: dict[tuple[str, str, str, str], list[str]] = {}
     claims: list[tuple[Violation, int]] = []
-    for pred, args in sorted(atoms, key=_atom_order):
+    left: dict[str, str] = {}
+    ability_because: dict[str, list[Because]] = {}
+    controlled: dict[str, str] = {}
+    runs: dict[int, dict[int, list[str]]] = {}
+    ends: dict[int, set[int]] = {}
+    points: dict[int, set[int]] = {}
+    shown_moments: set[int] = set()
+    for pred, args in atoms:
         a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
             if name(a[0]) in objects:
@@ -199,45 +248,85 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
                 ruling.abilities[name(a[0])][pred] = name(a[1])
         elif pred == "because":
             o, fact, rule, kind, x, y = a
-            item = Because(str(rule), str(fact), via_text(str(kind), x, y, names))
+            item = Because(str(rule), str(fact), via_text(str(kind), x, y, names, clock))
             if name(o) not in objects:
-                ruling.abilities[name(o)]["because"].append(asdict(item))
+                ability_because.setdefault(name(o), []).append(item)
             else:
                 objects[name(o)].because.append(item)
         elif pred == "may_activate":
             ruling.abilities[name(a[0])]["may_activate"] = name(a[1])
-        elif pred == "history":
+        elif pred == "history_run":
             o, t, p = a
-            objects[name(o)].history[t] = name(p) if p else None
+            runs.setdefault(o, {}).setdefault(when(t), []).append(name(p) if p else "")
+        elif pred == "history_end":
+            ends.setdefault(a[0], set()).add(when(a[1]))
+        elif pred == "history_point":
+            points.setdefault(a[0], set()).add(when(a[1]))
+        elif pred == "moment":
+            shown_moments.add(when(a[0]))
         elif pred == "planar_controller":
             ruling.planar_controller = name(a[0])
         elif pred == "controlled_player":
-            ruling.controlled_players[name(a[0])] = name(a[1])
+            controlled[name(a[0])] = name(a[1])
         elif pred == "fate":
             o, fate, _rule, t = a
-            if t <= now:
-                ruling.left_game[name(o)] = FATES[fate]
+            if when(t) <= now:
+                left[name(o)] = FATES[fate]
         elif pred == "choice":
             o, fact, chooser, rule, p = a
             choices.setdefault((name(o), str(fact), name(chooser), str(rule)), []).append(name(p))
         elif pred == "violation":
-            ruling.violations.append(violation(*a, names=names))
+            ruling.violations.append(violation(*a, names=names, clock=clock))
             if a[1] == "claim_contradicts":
                 claims.append((ruling.violations[-1], a[3]))
     for v, number in claims:  # once every fact is in, say what each claim got wrong
         v.message = claim_message(doc["claims"][number], number, ruling)
-    for (o, fact, chooser, rule), outcomes in choices.items():
-        ruling.choices.append(Choice(o, fact, chooser, rule, sorted(outcomes)))
+    ruling.violations.sort(key=lambda v: (v.rule, v.code, v.objects, v.message))
+    for key in sorted(choices, key=lambda k: (order.get(k[0], len(order)), k)):
+        ruling.choices.append(Choice(*key, sorted(set(choices[key]))))
+    ruling.left_game = {o: left[o] for o in sorted(left, key=lambda o: (order.get(o, 0), o))}
+    seats = {p if isinstance(p, str) else p["id"]: i for i, p in enumerate(doc["players"])}
+    ruling.controlled_players = {q: controlled[q] for q in sorted(
+        controlled, key=lambda q: (seats.get(q, 0), q))}
+    over = sorted(shown_moments) if moments is None else moments
+    for o in sorted(runs.keys() | points.keys()):
+        objects[name(o)].history = expand_history(over, runs.get(o, {}), ends.get(o, set()),
+                                                  points.get(o, set()))
     for obj in objects.values():
-        obj.history = dict(sorted(obj.history.items()))
+        obj.because.sort(key=because_order)
+    for ab, items in ability_because.items():
+        items.sort(key=because_order)
+        ruling.abilities[ab]["because"] = [vars(b).copy() for b in items]
     return ruling
 
 
-def violation(rule: str, code: str, x: int, y: int, names: Names) -> Violation:
+def expand_history(moments: Sequence[int], runs: dict[int, list[str]], ends: set[int],
+                   points: set[int]) -> dict[int, str | None]:
+    """An object's history at every time point from its run-length form (ruling.lp).
+
+    A run gives the controllers from its moment on (a controller counts over a
+    0 entry), until the next run or end; a point is a 0 entry at one moment.
+    """
+    history: dict[int, str | None] = {}
+    current: list[str] | None = None
+    for t in moments:
+        if t in runs:
+            current = runs[t]
+        elif t in ends:
+            current = None
+        if current is not None:
+            history[t] = max(current) or None
+        elif t in points:
+            history[t] = None
+    return history
+
+
+def violation(rule: str, code: str, x: int, y: int, names: Names,
+              clock: Clock = PLAIN_CLOCK) -> Violation:
     """A violation from ``violation(S,Rule,Code,X,Y)``; X and Y as the code says."""
     ids = [names.name(v) for v in (x, y)[:OBJECT_ARGS.get(code, 2)] if v]
-    shown_y = str(y) if code == "claim_contradicts" else _render("o", y, names)
-    message = MESSAGES.get(code, code).format(x=_render("o", x, names), y=shown_y)
+    shown_y = str(y) if code == "claim_contradicts" else _render("o", y, names, clock)
+    message = MESSAGES.get(code, code).format(x=_render("o", x, names, clock), y=shown_y)
     return Violation(str(rule), code.replace("_", "-"), ids, message)
 
 
@@ -256,5 +345,3 @@ def controller_at(history: dict[int, str | None], at: int) -> str | None:
     return history[max(before)] if before else None
 
 
-def _atom_order(atom: Atom) -> tuple[str, str]:
-    return atom[0], str(atom[1])

@@ -7,14 +7,11 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-
-import clingo
 
 from .catalog import Version, numbering_facts
 
@@ -60,26 +57,14 @@ class Program:
 
 
 def solve(program: Program, facts: Sequence[str]) -> dict[int, list[Atom]]:
-    """Judge a batch: ``facts[i]`` are snapshot ``i``'s facts.  Atoms by snapshot."""
-    messages: list[str] = []
-    ctl = clingo.Control(["--warn=none"], logger=lambda _code, text: messages.append(text))
-    try:
-        ctl.add("base", [], program.text())
-        ctl.add("base", [], "\n".join(facts))
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        raise NoRuling("the program could not be grounded (a proposal file's error?): "
-                       + " ".join(m.strip() for m in messages)) from None
-    by_snapshot: dict[int, list[Atom]] = defaultdict(list)
-    with ctl.solve(yield_=True) as handle:
-        model = next(iter(handle), None)
-        if model is None:
-            raise NoRuling("the rules have no answer for this batch: a proposal file's "
-                           "constraint rules out every ruling (use error/5 atoms instead)")
-        for sym in model.symbols(shown=True):
-            name, args = parse_atom(str(sym))
-            by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
-    return by_snapshot
+    """Judge a batch: ``facts[i]`` are snapshot ``i``'s facts.  Atoms by snapshot.
+
+    The engine's grounding (engine.Engine.solve), for callers that write their
+    own facts (coverage.py).
+    """
+    from .engine import Engine
+
+    return Engine(program.changes, fast=False, grounding_size=max(1, len(facts))).solve(facts)
 
 
 class NoRuling(RuntimeError):

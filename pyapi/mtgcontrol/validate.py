@@ -30,6 +30,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
 
+from .vocabulary import field_at, object_refs
+
+PLAYER_REFS = object_refs("p")
+OBJECT_REFS = object_refs("o")
+
 __all__ = ["InputProblem", "problems", "snapshot_name"]
 
 SHOWN_CHARS = 60
@@ -465,29 +470,14 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
     abilities: dict[str, Path] = {}
     for i, obj in enumerate(objects_list):
         here: Path = ("objects", i)
-        for field in ("brought_in_by", "legal_owner"):
-            if field in obj:
-                yield from player(obj[field], (*here, field))
-        for field, sub in (
-            ("start", "player"),
-            ("entered", "under"),
-            ("entered", "spell_put_on_stack_by"),
-            ("created", "by"),
-            ("put_on_stack", "by"),
-            ("activated", "by"),
-        ):
-            if sub in obj.get(field, {}):
-                yield from player(obj[field][sub], (*here, field, sub))
-        for field in ("attached_to", "copy_of", "source"):
-            if field in obj:
-                yield from obj_ref(obj[field], (*here, field))
-        for field, sub in (
-            ("left_battlefield", "attached_to"),
-            ("created_by", "object"),
-            ("created_by_static_of", "object"),
-        ):
-            if sub in obj.get(field, {}):
-                yield from obj_ref(obj[field][sub], (*here, field, sub))
+        for fields in PLAYER_REFS:  # the reference fields of vocabulary.OBJECT_REFS
+            value = field_at(obj, fields)
+            if value is not None:
+                yield from player(value, (*here, *fields))
+        for fields in OBJECT_REFS:
+            value = field_at(obj, fields)
+            if value is not None:
+                yield from obj_ref(value, (*here, *fields))
         for fields, verb in (
             (("attached_to",), "be attached to itself"),
             (("left_battlefield", "attached_to"), "have been attached to itself"),

@@ -1,0 +1,296 @@
+"""The engine's figures: rates against the reference, phases, memory, cost, extremes.
+
+    python benchmarks/bench_engine.py rates  [--snapshots 4000] [--seed 1]
+    python benchmarks/bench_engine.py phases [--snapshots 2000] [--plain]
+    python benchmarks/bench_engine.py memory [--small 2000] [--large 8000] [--workers 2]
+    python benchmarks/bench_engine.py cost   [--per-cell 20]
+    python benchmarks/bench_engine.py extremes
+    python benchmarks/bench_engine.py differential [--snapshots 100000]
+    python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
+
+The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
+effects (seeded: the same snapshots every run).  ``rates`` judges one file with
+the plain-Python reference (benchmarks/reference.py, one core) and with
+``mtgcontrol batch --workers 1`` and ``--workers 2`` (full rules, full rulings,
+end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
+``memory`` prints the peak RSS of the whole process tree (sampled every 20 ms).
+``run`` is the long run (write the corpus, judge it, time and peak memory).
+Figures only, no assertion; the machine may be shared (say so when recording).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(name: str):  # noqa: ANN201
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_corpus(path: Path, n: int, seed: int, objects: int = 20, effects: int = 8) -> None:
+    make = load("make_corpus")
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            doc = make.realistic(rng, i + 1, objects, effects)
+            out.write(json.dumps(doc, separators=(",", ":")) + "\n")
+
+
+def mtgcontrol() -> list[str]:
+    exe = Path(sys.executable).with_name("mtgcontrol")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mtgcontrol.cli"]
+
+
+# --- peak RSS of a process tree -------------------------------------------------------
+def _tree_rss(root: int) -> int:
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            pid, ppid = int(entry), int(fields[1])
+            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            children.setdefault(ppid, []).append(pid)
+        except (OSError, IndexError, ValueError):
+            continue
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, ()))
+    return total
+
+
+def timed_run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (bytes) of the command's whole process tree."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    code = proc.wait()
+    done.set()
+    thread.join()
+    if code:
+        raise SystemExit(f"{' '.join(cmd)} failed ({code})")
+    return time.perf_counter() - start, peak
+
+
+def batch_cmd(path: Path, workers: int, out: str = os.devnull) -> list[str]:
+    return [*mtgcontrol(), "batch", str(path), "--workers", str(workers), "-o", out]
+
+
+# --- subcommands ------------------------------------------------------------------------
+def cmd_rates(args: argparse.Namespace) -> None:
+    reference = load("reference")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        write_corpus(path, args.snapshots, args.seed)
+        start = time.perf_counter()
+        with path.open(encoding="utf-8") as src, open(os.devnull, "w") as out:
+            n = reference.run(src, out)
+        ref = n / (time.perf_counter() - start)
+        print(f"corpus: {n} realistic 20-object snapshots (seed {args.seed}); "
+              f"{os.cpu_count()} core(s)")
+        print(f"reference (plain Python, 1 core): {ref:8.0f} snapshots/s")
+        rates = {}
+        for workers in (1, 2):
+            seconds, peak = timed_run(batch_cmd(path, workers))
+            rates[workers] = n / seconds
+            print(f"mtgcontrol batch --workers {workers}:  {rates[workers]:8.0f} snapshots/s "
+                  f"({seconds:.1f} s, peak RSS {peak / 2**20:.0f} MB)")
+        print(f"ratio (2 workers / reference): {rates[2] / ref:.1%} (target 35 %)")
+
+
+def cmd_phases(args: argparse.Namespace) -> None:
+    from mtgcontrol.api import adjudicate_many, engine_for
+
+    make = load("make_corpus")
+    rng = random.Random(args.seed)
+    lines = [json.dumps(make.realistic(rng, i + 1)) for i in range(args.snapshots)]
+    fast = not args.plain
+    engine = engine_for((), fast)
+    start = time.perf_counter()
+    docs = [json.loads(line) for line in lines]
+    parse = time.perf_counter() - start
+    rulings = list(adjudicate_many([(d, "bench") for d in docs], fast=fast))
+    start = time.perf_counter()
+    for r in rulings:
+        r.to_json()
+    output = time.perf_counter() - start
+    ph = engine.phases
+    n = len(docs)
+    rows = [("json parse", parse), ("validate", ph.validate), ("facts", ph.facts),
+            ("program parse", ph.parse), ("ground", ph.ground), ("solve", ph.solve),
+            ("read-back", ph.read_back), ("ruling", ph.ruling), ("output", output)]
+    total = sum(s for _, s in rows)
+    print(f"{n} snapshots, {'fast' if fast else 'plain'} path, one process; "
+          f"cache hits {ph.cache_hits} of {ph.lookups} parts")
+    for label, seconds in rows:
+        print(f"{label:>14}: {seconds / n * 1e3:7.3f} ms/snapshot  {seconds / total:6.1%}")
+    print(f"{'total':>14}: {total / n * 1e3:7.3f} ms/snapshot  ({n / total:.0f} snapshots/s)")
+
+
+def cmd_memory(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        peaks = {}
+        for n in (args.small, args.large):
+            path = Path(tmp) / f"c{n}.jsonl"
+            write_corpus(path, n, args.seed)
+            seconds, peak = timed_run(batch_cmd(path, args.workers))
+            peaks[n] = peak
+            print(f"{n:>7} snapshots, --workers {args.workers}: {seconds:6.1f} s, "
+                  f"peak RSS of the process tree {peak / 2**20:6.0f} MB")
+        print(f"growth {args.small} -> {args.large}: "
+              f"{peaks[args.large] / peaks[args.small] - 1:+.1%} (target within 15 %, < 400 MB)")
+
+
+def cmd_cost(args: argparse.Namespace) -> None:
+    from mtgcontrol import catalog
+    from mtgcontrol.engine import Engine
+
+    make = load("make_corpus")
+    version = catalog.newest()
+    effects = (0, 4, 16, 64)
+    print(f"ms per snapshot (plain path: whole snapshots, no cache; {args.per_cell} per cell)")
+    print("objects " + "".join(f"{f'{e} effects':>14}" for e in effects))
+    for objects in (5, 10, 20, 40, 80):
+        cells = []
+        for n_eff in effects:
+            rng = random.Random(objects * 100 + n_eff)
+            docs = [make.Builder(rng, i, objects, n_eff, 6, exact_effects=True).build()
+                    for i in range(args.per_cell)]
+            engine = Engine(fast=False)
+            start = time.perf_counter()
+            engine.judge([(d, version) for d in docs])
+            ms = (time.perf_counter() - start) / len(docs) * 1e3
+            mean = sum(len(d["effects"]) for d in docs) / len(docs)
+            cells.append(f"{ms:8.1f} ({mean:3.0f})")
+        print(f"{objects:>7} " + "".join(f"{c:>14}" for c in cells), flush=True)
+    print("(in parentheses: the mean number of effects the generator could place)")
+
+
+def cmd_extremes(_args: argparse.Namespace) -> None:
+    from mtgcontrol import adjudicate
+
+    many = {"players": ["alice", "bob"], "now": 1000,
+            "objects": [{"id": "bear", "kind": "card", "zone": "battlefield",
+                         "start": {"zone": "library", "player": "alice"},
+                         "entered": {"at": 1, "under": "alice"}},
+                        {"id": "spell", "kind": "card", "zone": "graveyard",
+                         "start": {"zone": "library", "player": "bob"}}],
+            "effects": [{"id": f"e{i}", "kind": "control", "origin": "resolution",
+                         "source": "spell", "player": ("alice", "bob")[i % 2],
+                         "objects": ["bear"], "timestamp": 2 + 2 * i} for i in range(200)]}
+    start = time.perf_counter()
+    adjudicate(many)
+    print(f"200 control effects on one object: {time.perf_counter() - start:.2f} s")
+    turns = {"players": ["alice", "bob", {"id": "carol", "left_at": 5990}], "now": 6001,
+             "turns": [{"player": ("alice", "bob", "carol")[i % 3] if i < 2995 else
+                        ("alice", "bob")[i % 2], "from": 2 * i} for i in range(3000)],
+             "objects": [{"id": "bear", "kind": "card", "zone": "battlefield",
+                          "start": {"zone": "library", "player": "carol"},
+                          "entered": {"at": 1, "under": "carol"}}],
+             "effects": []}
+    start = time.perf_counter()
+    adjudicate(turns)
+    print(f"3,000 recorded turns and a player who left: {time.perf_counter() - start:.2f} s")
+
+
+def cmd_differential(args: argparse.Namespace) -> None:
+    from mtgcontrol.api import adjudicate_many
+
+    make = load("make_corpus")
+    rng = random.Random(args.seed)
+    differ = total = 0
+    start = time.perf_counter()
+    while total < args.snapshots:
+        chunk = min(1000, args.snapshots - total)
+        docs = [make.realistic(rng, total + i) if i % 2 else make.Builder(rng, total + i).build()
+                for i in range(chunk)]
+        items = [(d, "differential") for d in docs]
+        plain = [r.to_json() for r in adjudicate_many(items, fast=False)]
+        fast = [r.to_json() for r in adjudicate_many(items, fast=True)]
+        differ += sum(a != b for a, b in zip(plain, fast, strict=True))
+        total += chunk
+        print(f"\r{total} snapshots compared, {differ} differ", end="", flush=True)
+    print(f"\n{total} snapshots, fast vs plain path: {differ} differ "
+          f"({time.perf_counter() - start:.0f} s)")
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        start = time.perf_counter()
+        write_corpus(path, args.snapshots, args.seed)
+        print(f"corpus of {args.snapshots} snapshots written in "
+              f"{time.perf_counter() - start:.0f} s ({path.stat().st_size / 2**20:.0f} MB)")
+        out = Path(tmp) / "rulings.jsonl"
+        seconds, peak = timed_run(batch_cmd(path, args.workers, str(out)))
+        with out.open(encoding="utf-8") as f:
+            lines = sum(1 for _ in f)
+        print(f"mtgcontrol batch --workers {args.workers}: {lines} rulings in {seconds:.0f} s "
+              f"({args.snapshots / seconds:.0f} snapshots/s), "
+              f"peak RSS of the process tree {peak / 2**20:.0f} MB")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, func, default in (("rates", cmd_rates, 4000), ("phases", cmd_phases, 2000),
+                                ("differential", cmd_differential, 100_000),
+                                ("run", cmd_run, 1_000_000)):
+        p = sub.add_parser(name)
+        p.add_argument("--snapshots", type=int, default=default)
+        p.add_argument("--seed", type=int, default=1)
+        p.set_defaults(func=func)
+        if name == "phases":
+            p.add_argument("--plain", action="store_true", help="fast paths off")
+        if name == "run":
+            p.add_argument("--workers", type=int, default=2)
+            p.add_argument("--tmp", default=None, help="where to write the corpus")
+    p = sub.add_parser("memory")
+    p.add_argument("--small", type=int, default=2000)
+    p.add_argument("--large", type=int, default=8000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_memory)
+    p = sub.add_parser("cost")
+    p.add_argument("--per-cell", type=int, default=20)
+    p.set_defaults(func=cmd_cost)
+    p = sub.add_parser("extremes")
+    p.set_defaults(func=cmd_extremes)
+    args = parser.parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,123 @@
+"""The engine's fast paths against its plain path: the same bytes, every way.
+
+Fast: snapshots split into independent parts, times replaced by their ranks,
+parts answered from the cache.  Plain (``fast=False``): each snapshot whole,
+raw timestamps, no cache.  Compared on 2,000 generated snapshots (the benchmark
+generator, small and realistic 20-object ones) and on every scenario file; and
+a ruling is the same alone, in any batch, with any batch size.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+from test_engine import all_snapshots
+
+from mtgcontrol import catalog
+from mtgcontrol.api import adjudicate_many
+from mtgcontrol.engine import Engine, Frame, split
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def corpus_module():
+    spec = importlib.util.spec_from_file_location("make_corpus",
+                                                  ROOT / "benchmarks" / "make_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generated() -> list[dict]:
+    make = corpus_module()
+    rng = random.Random(8)
+    docs = [make.Builder(rng, i).build() for i in range(1000)]
+    docs += [make.realistic(rng, 1000 + i) for i in range(1000)]
+    return docs
+
+
+def rulings(docs: list[dict], fast: bool, batch_size: int = 500) -> list[str]:
+    out = []
+    for r in adjudicate_many([(d, "generated") for d in docs], None, (), batch_size, fast=fast):
+        out.append(r.to_json())
+    return out
+
+
+def test_fast_and_plain_paths_agree_on_generated_snapshots(generated: list[dict]) -> None:
+    plain = rulings(generated, fast=False)
+    fast = rulings(generated, fast=True)
+    differ = [generated[i]["id"] for i, (a, b) in enumerate(zip(plain, fast, strict=True))
+              if a != b]
+    assert not differ, f"{len(differ)} snapshot(s) differ, e.g. {differ[:5]}"
+    # The corpus exercises the fast paths: split snapshots and cache hits.
+    version = catalog.newest()
+    assert sum(Frame.of(d, version, True, True).parts is not None for d in generated) > 500
+
+
+def test_fast_and_plain_paths_agree_on_every_scenario() -> None:
+    snaps = all_snapshots()
+    items = [(doc, name) for name, doc in snaps]
+    plain = [r.to_json() for r in adjudicate_many(items, fast=False)]
+    fast = [r.to_json() for r in adjudicate_many(items, fast=True)]
+    differ = [snaps[i][0] for i, (a, b) in enumerate(zip(plain, fast, strict=True)) if a != b]
+    assert not differ, f"differ: {differ}"
+
+
+def test_same_bytes_alone_in_any_batch_and_batch_size(generated: list[dict]) -> None:
+    sample = generated[::40]
+    in_batch = rulings(sample, fast=True, batch_size=500)
+    assert rulings(sample, fast=True, batch_size=7) == in_batch
+    assert rulings(list(reversed(sample)), fast=True)[::-1] == in_batch
+    fresh = Engine()  # an empty cache: every part ground again
+    version = catalog.newest()
+    alone = []
+    for doc in sample:
+        version = catalog.resolve(doc.get("rules"))
+        alone.append(fresh.judge([(doc, version)])[0].to_json())
+    assert alone == in_batch
+
+
+def test_parts_follow_the_links_between_objects() -> None:
+    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
+    assert split(doc) is None  # the Aura and the creature it steals are one part
+    doc["objects"].append({"id": "x", "kind": "card", "zone": "hand",
+                           "start": {"zone": "library", "player": "bob"}})
+    pieces = split(doc)
+    assert pieces is not None and len(pieces) == 2
+    assert [[o["id"] for o in p["objects"]] for p, _ in pieces] == [["bear", "magic"], ["x"]]
+    # Every part carries the global fields and the moment being judged.
+    assert all(p["players"] == doc["players"] and p["now"] == doc["now"] for p, _ in pieces)
+    # The part without the static Aura effect is told one exists elsewhere (613.7m).
+    assert [flag for _, flag in pieces] == [False, True]
+
+
+def test_atoms_output_reads_ids_and_times_back() -> None:
+    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
+    engine = Engine()
+    atoms = engine.judge([(doc, catalog.newest())], output="atoms")[0]
+    assert ("controller", "bear", "bob") in atoms
+    assert ("history_run", "bear", 3, "alice") in atoms
+    violations = engine.judge([(doc, catalog.newest())], output="violations")[0]
+    assert violations == []
+
+
+def test_no_rule_counts_or_shows_card_types() -> None:
+    """What engine.read_types relies on: types are only matched, never counted or shown."""
+    import re
+
+    from mtgcontrol.solve import ENCODINGS
+
+    for name in ENCODINGS:  # the judging program (generator.lp is research's)
+        path = ROOT / "encodings" / f"{name}.lp"
+        text = re.sub(r"%[^\n]*", "", path.read_text())
+        for aggregate in re.findall(r"#(?:count|sum|min|max)\s*\{[^}]*\}", text):
+            assert "type(" not in aggregate, (path.name, aggregate)
+        for show in re.findall(r"#show[^.]*\.", text):
+            assert not re.search(r"\btype\b", show), (path.name, show)
+    assert Engine().types >= {"aura", "equipment", "plane", "phenomenon", "dungeon"}

@@ -1,0 +1,100 @@
+"""vocabulary.py, the snapshot <-> ASP vocabulary, against everything that uses it:
+the #defined lines of base.lp, the facts facts.py writes (over every scenario and a
+generated corpus), the #show lines of show.lp, the tables of docs/predicates.md,
+the JSON Schema and the reference checks of validate.py."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+from test_differential import corpus_module
+from test_engine import all_snapshots
+from test_predicates_doc import INPUT, OUTPUT, defined, documented, shown
+
+from mtgcontrol import vocabulary
+from mtgcontrol.facts import Names, snapshot_facts
+from mtgcontrol.validate import problems
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "pyapi" / "mtgcontrol" / "schema" / "snapshot.schema.json"
+FACT = re.compile(r"^([a-z_]\w*)\((.*)\)\.$")
+
+
+def emitted_predicates() -> set[str]:
+    make = corpus_module()
+    rng = random.Random(3)
+    docs = [doc for _, doc in all_snapshots()]
+    docs += [make.realistic(rng, i) for i in range(300)]
+    found: set[str] = set()
+    for doc in docs:
+        if problems(doc, "x"):
+            continue
+        for line in snapshot_facts(doc, 0, "v", Names(), static_elsewhere=True).splitlines():
+            match = FACT.match(line)
+            assert match, line
+            found.add(f"{match[1]}/{len(match[2].split(','))}")
+    return found
+
+
+def test_defined_lines_of_base_lp_come_from_the_vocabulary() -> None:
+    wanted = set(vocabulary.defined_lines().replace("#defined ", "").replace(".", "")
+                 .splitlines())
+    assert defined() == wanted
+
+
+def test_facts_py_writes_exactly_the_vocabulary() -> None:
+    declared = {f"{i.pred}/{i.arity}" for i in vocabulary.INPUTS.values()}
+    assert emitted_predicates() == declared
+
+
+def test_shown_predicates_are_the_vocabulary_outputs() -> None:
+    assert shown() == {f"{p}/{a}" for p, a in vocabulary.SHOWN_ARITY.items()}
+
+
+def test_docs_tables_list_the_vocabulary() -> None:
+    assert set(documented(INPUT)) == {f"{i.pred}/{i.arity}" for i in vocabulary.INPUTS.values()}
+    assert set(documented(OUTPUT)) == {f"{p}/{a}" for p, a in vocabulary.SHOWN_ARITY.items()}
+
+
+def schema_properties() -> set[str]:
+    names: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(SCHEMA.read_text()))
+    return names
+
+
+def test_every_json_path_names_schema_fields() -> None:
+    names = schema_properties()
+    for item in vocabulary.INPUTS.values():
+        if item.path.startswith("("):
+            continue  # not a snapshot field (engine context)
+        for field in re.findall(r"[.$]\.?([a-z_]+)", item.path.split(" (")[0]):
+            assert field in names, f"{item.pred}: {field!r} of {item.path!r} is not in the schema"
+    for path, _ in vocabulary.OBJECT_REFS:
+        assert set(path) <= names, path
+
+
+def test_every_reference_field_is_checked() -> None:
+    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
+    for path, _kind in vocabulary.OBJECT_REFS:
+        bad = json.loads(json.dumps(doc))
+        target = bad["objects"][0]
+        for key in path[:-1]:
+            target = target.setdefault(key, {"at": 1, "via": "replacement"}
+                                       if key == "created_by_static_of" else {"at": 1})
+        target[path[-1]] = "nobody-knows"
+        found = [(p.path, p.expected) for p in problems(bad, "x")]
+        where = "$.objects[0]." + ".".join(path)
+        assert any(at == where and "listed in" in text for at, text in found), (path, found)
