@@ -1,7 +1,8 @@
-"""Command line: ``mtgcontrol adjudicate | batch | check | test | rules``.
+"""Command line: ``mtgcontrol adjudicate | batch | check | test | rules | impact | verify``.
 
-Exit codes: 0 done, 1 the rulings found problems (check, test), 2 bad input or
-usage.  Bad input is reported one line per problem, never as a traceback.
+Exit codes: 0 done, 1 the rulings found problems (check, test, verify) or some
+batch lines became error records, 2 bad input or usage, 130/143 stopped by
+SIGINT/SIGTERM.  Bad input is reported one line per problem, never as a traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +19,41 @@ from .solve import NoRuling, load_changes
 from .text import ruling_table
 from .validate import InputProblem
 
-EPILOG = "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules."
+EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
+          "verify) or some batch lines became error records; 2 usage error, unreadable "
+          "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
+          "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (a bad value is a usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mtgcontrol")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mtgcontrol", epilog=EPILOG,
         description="Judge who owns and who controls every object in Magic: The Gathering "
                     "game snapshots, by the Comprehensive Rules encoded in ASP.")
+    parser.add_argument("--version", action="version", version=f"mtgcontrol {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
@@ -44,16 +80,43 @@ def build_parser() -> argparse.ArgumentParser:
                    help="json (default, the ruling of the spec) or text (a table)")
     _common(p)
 
-    p = sub.add_parser("batch", help="judge a JSON Lines file of snapshots, in order",
-                       description="Judge one snapshot per line; write one ruling per line, in "
-                                   "the same order.  A bad line becomes an error record "
-                                   "{\"id\", \"error\": [{\"path\", \"expected\"}]}; every "
-                                   "other line is still judged.")
+    from .batch import DEFAULT_MAX_EFFECTS, DEFAULT_MAX_OBJECTS, DEFAULT_TIMEOUT
+    from .progress import EXIT_CODES
+
+    p = sub.add_parser(
+        "batch", help="judge a JSON Lines file of snapshots, in order",
+        epilog=EXIT_CODES[0].upper() + EXIT_CODES[1:] + ".",
+        description="Judge one snapshot per line; write exactly one line per input line, in "
+                    "the same order: the ruling, or an error record {\"line\", \"id\", "
+                    "\"error\": [{\"path\", \"expected\"}]} for a blank, broken or invalid "
+                    "line, one over the limits, or one that takes longer than --timeout.  "
+                    "Every other line is still judged.  A worker process that dies is "
+                    "replaced and its lines judged again.  IN and OUT may be '-' "
+                    "(standard input/output) and may end in .gz.  Ctrl-C or SIGTERM stops "
+                    "with whole lines written; --resume continues.  A progress bar is shown "
+                    "when standard error is a terminal; a summary at the end.")
     p.add_argument("input", metavar="IN.jsonl|-")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", help="default: standard output")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--batch-size", type=int, default=500,
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="worker processes (default 1); with --dask local, Dask workers")
+    p.add_argument("--batch-size", type=positive_int, default=500,
                    help="snapshots per grounding (default 500)")
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
+                        "over it becomes an error record")
+    p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
+                   metavar="N", help=f"objects per snapshot at most (default "
+                                     f"{DEFAULT_MAX_OBJECTS}); more is an error record")
+    p.add_argument("--max-effects", type=positive_int, default=DEFAULT_MAX_EFFECTS,
+                   metavar="N", help=f"effects per snapshot at most (default "
+                                     f"{DEFAULT_MAX_EFFECTS}); more is an error record")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the whole lines of -o and judge "
+                        "the rest (the finished file equals an undisturbed run's)")
+    p.add_argument("--dask", metavar="ADDRESS|local",
+                   help="judge on a Dask distributed cluster (scheduler address, e.g. "
+                        "tcp://host:8786, or 'local' for a LocalCluster of --workers "
+                        "processes); needs `pip install mtgcontrol[dask]`")
     _common(p)
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
@@ -120,9 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:  # batch handles its own; the others simply stop
+        print("mtgcontrol: stopped by SIGINT", file=sys.stderr)
+        return 130
     except InputError as err:
         for problem in err.problems:
             print(problem, file=sys.stderr)
@@ -189,12 +257,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from .batch import run_batch
+    from .batch import Run, Settings, run_batch
 
     if args.rules is not None:
         catalog_check(args.rules)
-    return run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
-                     args.batch_size)
+    settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
+                        args.max_effects)
+    return run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
+                         args.resume, args.dask, args.argv))
 
 
 def cmd_test(args: argparse.Namespace) -> int:
