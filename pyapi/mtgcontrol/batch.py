@@ -20,7 +20,8 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .api import ErrorRecord, InputError, adjudicate_many, own_id, parse_json
+from .api import ErrorRecord, InputError, adjudicate_many, own_id
+from .jsontext import BadJson, read_json
 from .interrupts import Interrupted, interruptible
 from .lines import Line, chunks, count_lines, numbered, open_input
 from .output import Output, open_output
@@ -57,9 +58,11 @@ def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
     for number, raw in lines:
         name = f"line {number}"
         try:
-            doc = parse_json(raw, name)
-        except InputError as err:
-            out.append(ErrorRecord(name, err.problems, line=number))
+            doc = read_json(raw)
+        except BadJson as err:
+            oid = own_id(err.document)
+            problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
+            out.append(ErrorRecord(oid or name, problems, line=number, id=oid))
             continue
         found = _over_limits(doc, name, settings)
         if found:
@@ -78,9 +81,9 @@ def failed_line(line: Line, expected: str) -> Result:
     """The error record of a line no worker could judge (time limit, dying worker)."""
     number, raw = line
     try:
-        oid = own_id(parse_json(raw, ""))
-    except InputError:
-        oid = None
+        oid = own_id(read_json(raw))
+    except BadJson as err:
+        oid = own_id(err.document)
     name = oid or f"line {number}"
     return True, ErrorRecord(name, [InputProblem(name, "$", expected)], number, oid).to_json()
 
@@ -143,8 +146,8 @@ def run_batch(run: Run) -> int:
     read = numbered(stream, skip=out.kept)
     bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
     try:
-        with interruptible() as guard, closing(_runner(run)(chunks(read, run.settings
-                                                                   .batch_size))) as results:
+        with interruptible() as guard, closing(_runner(run)(chunks(
+                read, run.settings.batch_size, out.kept))) as results:
             for chunk in results:
                 with guard.writing():
                     for is_error, line in chunk:

@@ -24,9 +24,11 @@ Problem = tuple[str, str]
 class BadJson(ValueError):
     """The text is not a JSON document this program will read."""
 
-    def __init__(self, found: list[Problem]) -> None:
+    def __init__(self, found: list[Problem], document: Any = None) -> None:
         super().__init__("; ".join(f"{path}: expected {what}" for path, what in found))
         self.problems = found
+        self.document = document
+        """The parsed value when the text was JSON but unsafe to use, else None."""
 
 
 def read_json(data: bytes | str) -> Any:
@@ -52,7 +54,7 @@ def read_json(data: bytes | str) -> Any:
                              "got a longer one")]) from None
     found = unsafe_parts(value)
     if found:
-        raise BadJson(found)
+        raise BadJson(found, value)
     return value
 
 

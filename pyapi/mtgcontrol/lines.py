@@ -84,8 +84,12 @@ class numbered:  # noqa: N801 - used like a generator function
                                            f"readable input ({reason})")]) from None
 
 
-def chunks(lines: Iterable[Line], size: int) -> Iterator[list[Line]]:
-    """Lists of ``size`` lines (the last may be shorter)."""
+def chunks(lines: Iterable[Line], size: int, skipped: int = 0) -> Iterator[list[Line]]:
+    """Lists of ``size`` lines (the last may be shorter), cut where they would have been
+    cut had the ``skipped`` lines before been read too (so a resumed run judges the same
+    chunks as an undisturbed one)."""
     each = iter(lines)
-    while chunk := list(islice(each, size)):
+    first = size - skipped % size
+    while chunk := list(islice(each, first)):
         yield chunk
+        first = size
