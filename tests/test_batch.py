@@ -284,3 +284,28 @@ def test_resume_cuts_a_partial_last_line_and_keeps_gz_files_identical(
     other = tmp_path / "other.jsonl"
     other.write_text("not json\n")
     assert main(["batch", str(source), "-o", str(other), "--resume"]) == 2
+
+
+# --- Dask ------------------------------------------------------------------------------------
+
+def test_dask_local_cluster_gives_the_bytes_of_a_local_run(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(jsonl(EXAMPLES * 3).encode() + b"\n".join(HOSTILE[:6]) + b"\n")
+    local, on_dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    assert main(["batch", str(source), "-o", str(local), "--batch-size", "4"]) == 1
+    out = run_cli("batch", str(source), "-o", str(on_dask), "--batch-size", "4",
+                  "--dask", "local", "--workers", "2")
+    assert out.returncode == 1, out.stderr
+    assert on_dask.read_bytes() == local.read_bytes()
+    assert len(records(on_dask)) == len(EXAMPLES) * 3 + 6
+
+
+def test_an_unreachable_dask_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(EXAMPLES[:1]))
+    out = run_cli("batch", str(source), "--dask", "tcp://127.0.0.1:9", env={
+        **os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"})
+    assert out.returncode == 2 and "no Dask cluster at tcp://127.0.0.1:9" in out.stderr
+    assert "Traceback" not in out.stderr
