@@ -6,10 +6,14 @@ from .ruling import Ruling
 
 
 def _cell(value: str | None) -> str:
-    """A table cell: "-" for none, control characters shown escaped."""
+    """A table cell: "-" for none; an id with control, format or other invisible
+    characters (a terminal escape, a right-to-left override) shown escaped."""
     if value is None:
         return "-"
-    return value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
+    if value.isprintable():
+        return value
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in value)
 
 
 def ruling_table(ruling: Ruling) -> str:
@@ -23,16 +27,16 @@ def ruling_table(ruling: Ruling) -> str:
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for aid, ab in ruling.abilities.items():
-        lines.append(f"ability {aid}: may be activated by {_cell(ab.get('may_activate'))}")
+        lines.append(f"ability {_cell(aid)}: may be activated by {_cell(ab.get('may_activate'))}")
     if ruling.planar_controller:
-        lines.append(f"planar controller: {ruling.planar_controller}")
+        lines.append(f"planar controller: {_cell(ruling.planar_controller)}")
     for q, p in ruling.controlled_players.items():
-        lines.append(f"{q}'s decisions are made by {p}")
+        lines.append(f"{_cell(q)}'s decisions are made by {_cell(p)}")
     for oid, fate in ruling.left_game.items():
-        lines.append(f"{oid}: {fate}")
+        lines.append(f"{_cell(oid)}: {_cell(fate)}")
     for c in ruling.choices:
-        lines.append(f"choice ({c.rule}): {c.chooser} decides the {c.fact} of {c.object}: "
-                     + " or ".join(c.outcomes))
+        lines.append(f"choice ({c.rule}): {_cell(c.chooser)} decides the {c.fact} of "
+                     f"{_cell(c.object)}: " + " or ".join(_cell(str(o)) for o in c.outcomes))
     for v in ruling.violations:
-        lines.append(f"violation {v.rule} {v.code}: {v.message}")
+        lines.append(f"violation {v.rule} {v.code}: {_cell(v.message)}")
     return "\n".join(lines)
