@@ -309,3 +309,18 @@ def test_an_unreachable_dask_scheduler_is_a_clear_error(tmp_path: Path) -> None:
         **os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"})
     assert out.returncode == 2 and "no Dask cluster at tcp://127.0.0.1:9" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def uneven_judge(lines: list[tuple[int, bytes]], _settings: object) -> list[tuple[bool, str]]:
+    """Line 1 is slow, the others quick: chunks finish out of order."""
+    time.sleep(1.0 if lines[0][0] == 1 else 0.0)
+    return [(False, str(n)) for n, _ in lines]
+
+
+def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
+    from mtgcontrol.workers import Pool
+
+    pool = Pool(2, uneven_judge, None, PATIENCE, lambda line, why: (True, why))
+    chunks = [[(n, b"")] for n in range(1, 13)]
+    assert [r for chunk in pool.run(chunks) for r in chunk] == [
+        (False, str(n)) for n in range(1, 13)]

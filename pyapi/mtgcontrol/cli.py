@@ -16,7 +16,7 @@ from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
-from .text import ruling_table
+from .text import escaped, ruling_table
 from .validate import InputProblem
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
@@ -121,7 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
-                                   "`claims` that contradict the rules.  Exit 1 if any.")
+                                   "`claims` that contradict the rules.  A FILE ending in "
+                                   ".jsonl or .jsonl.gz is a corpus, one snapshot per line: "
+                                   "each violation and each bad line is listed as FILE:LINE, "
+                                   "with a progress bar on a terminal and a summary.  Exit 1 "
+                                   "if any violation or bad line, 2 on unreadable input.")
     p.add_argument("files", nargs="+", metavar="FILE|-")
     _common(p)
 
@@ -245,15 +249,61 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    rulings = _judge(args)
+    corpora = [f for f in args.files if f.endswith((".jsonl", ".jsonl.gz"))]
+    singles = [f for f in args.files if f not in corpora]
     bad = 0
-    for name, ruling in zip(args.files, rulings, strict=True):
-        for v in ruling.violations:
-            bad += 1
-            print(f"{ruling.id or name}: {v.rule} {v.code}: {v.message}")
-    if not bad:
-        print(f"{len(rulings)} snapshot(s): no violations")
+    if singles:
+        args.files = singles
+        rulings = _judge(args)
+        for name, ruling in zip(singles, rulings, strict=True):
+            for v in ruling.violations:
+                bad += 1
+                print(f"{escaped(ruling.id or name)}: {v.rule} {v.code}: {escaped(v.message)}")
+        if not bad and not corpora:
+            print(f"{len(rulings)} snapshot(s): no violations")
+    for corpus in corpora:
+        bad += _check_corpus(corpus, args)
     return 1 if bad else 0
+
+
+def _check_corpus(source: str, args: argparse.Namespace) -> int:
+    """Violations and error records of a JSON Lines corpus, one line each; their count."""
+    import json
+    import time
+
+    from .batch import Settings, judge_lines
+    from .lines import chunks, count_lines, numbered, open_input
+    from .progress import Bar, summary
+
+    started = time.monotonic()
+    settings = Settings(args.rules, _changes(args))
+    stream = open_input(source)
+    judged = errors = violations = 0
+    try:
+        with Bar(count_lines(source) if sys.stderr.isatty() else None) as bar:
+            for chunk in chunks(numbered(stream), settings.batch_size):
+                for (number, _), (is_error, text) in zip(
+                        chunk, judge_lines(chunk, settings), strict=True):
+                    record = json.loads(text)
+                    where = f"{source}:{number}" + (f" {escaped(record['id'])}"
+                                                    if record.get("id") else "")
+                    if is_error:
+                        errors += 1
+                        for p in record["error"]:
+                            print(f"{where}: {p['path']}: expected {p['expected']}")
+                        continue
+                    judged += 1
+                    for v in record["violations"]:
+                        violations += 1
+                        print(f"{where}: {v['rule']} {v['code']}: {escaped(v['message'])}")
+                bar.update(len(chunk))
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    print(f"{source}: {violations} violation(s); "
+          + summary(judged + errors, judged, errors, time.monotonic() - started),
+          file=sys.stderr)
+    return violations + errors
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

@@ -131,6 +131,11 @@ class Pool:
             self._spawn()
         try:
             while True:
+                while next_out in partial and len(partial[next_out]) == sizes[next_out]:
+                    done = partial.pop(next_out)
+                    yield [done[n] for n in numbers.pop(next_out)]
+                    del sizes[next_out]
+                    next_out += 1
                 # Read ahead at most two chunks per worker: memory stays flat.
                 while not exhausted and len(queue) < self.count and \
                         next_chunk - next_out < 2 * self.count:
@@ -143,14 +148,12 @@ class Pool:
                     numbers[next_chunk] = [n for n, _ in lines]
                     partial[next_chunk] = {}
                     next_chunk += 1
-                while next_out in partial and len(partial[next_out]) == sizes[next_out]:
-                    done = partial.pop(next_out)
-                    yield [done[n] for n in numbers.pop(next_out)]
-                    del sizes[next_out]
-                    next_out += 1
                 if exhausted and next_out == next_chunk:
                     return
                 self._dispatch(queue)
+                if all(w.ready and w.job is None for w in self.workers):
+                    raise RuntimeError(f"internal error: chunk {next_out} is unfinished with "
+                                       "nothing left to wait for")
                 self._step(queue, partial)
         finally:
             self.close()
