@@ -28,7 +28,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=10)
+    parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     rnd = random.Random(args.seed)

@@ -279,7 +279,8 @@ def test_resume_cuts_a_partial_last_line_and_keeps_gz_files_identical(
     target_gz.write_bytes(gzip.compress(cut)[:-20])  # cut off like a killed writer's
     assert main(["batch", str(source), "-o", str(target_gz), "--resume", "--batch-size", "4"]) == 1
     assert target_gz.read_bytes() == gz.read_bytes()
-    assert main(["batch", str(source), "-o", str(target), "--resume", "--batch-size", "4"]) == 1  # done: no-op
+    done = ["batch", str(source), "-o", str(target), "--resume", "--batch-size", "4"]
+    assert main(done) == 1  # nothing left to judge
     assert target.read_bytes() == reference
     other = tmp_path / "other.jsonl"
     other.write_text("not json\n")

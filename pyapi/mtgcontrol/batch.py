@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .api import ErrorRecord, InputError, adjudicate_many, own_id
-from .jsontext import BadJson, read_json
 from .interrupts import Interrupted, interruptible
+from .jsontext import BadJson, read_json
 from .lines import Line, chunks, count_lines, numbered, open_input
 from .output import Output, open_output
 from .progress import OK, SOME_ERRORS, USAGE, Bar, summary

@@ -27,7 +27,8 @@ def ruling_table(ruling: Ruling) -> str:
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for aid, ab in ruling.abilities.items():
-        lines.append(f"ability {escaped(aid)}: may be activated by {escaped(ab.get('may_activate'))}")
+        who = escaped(ab.get("may_activate"))
+        lines.append(f"ability {escaped(aid)}: may be activated by {who}")
     if ruling.planar_controller:
         lines.append(f"planar controller: {escaped(ruling.planar_controller)}")
     for q, p in ruling.controlled_players.items():
