@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
-from .api import InputError, adjudicate_many, load_snapshot
+from .api import InputError, adjudicate_many, load_snapshot, parse_json
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
@@ -219,8 +219,7 @@ def _items(files: Sequence[str]) -> list[tuple[object, str]]:
     items = []
     for name in files:
         if name == "-":
-            items.append(load_snapshot(sys.stdin.read()))
-            items[-1] = (items[-1][0], "stdin")
+            items.append((parse_json(sys.stdin.buffer.read(), "stdin"), "stdin"))
         else:
             items.append(load_snapshot(Path(name)))
     return items
