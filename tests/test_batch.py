@@ -137,7 +137,7 @@ def test_a_snapshot_over_the_time_limit_becomes_an_error_record(tmp_path: Path) 
     source.write_text(jsonl(docs))
     target = tmp_path / "out.jsonl"
     out = run_cli("batch", str(source), "-o", str(target), "--change", str(SLOW),
-                  "--timeout", "5", "--batch-size", "2")
+                  "--timeout", "5", "--batch-size", "1")
     assert out.returncode == 1, out.stderr
     got = records(target)
     assert got[1] == {"line": 2, "id": "forever", "error": [
