@@ -162,15 +162,13 @@ def run_batch(run: Run) -> int:
         print(_stopped(run, out, stop), file=sys.stderr)
         return stop.exit_code
     except WorkersFailed as err:
-        bar.close()
-        out.close()
         print(f"mtgcontrol: {err}", file=sys.stderr)
         return USAGE
-    finally:
+    finally:  # whatever stopped the run, the lines written so far stay whole and flushed
         bar.close()
+        out.close()
         if stream is not sys.stdin.buffer:
             stream.close()
-    out.close()
     if read.count < out.kept:
         print(f"mtgcontrol: {out.name} has {out.kept} lines but the input only "
               f"{read.count}: it is not this input's output", file=sys.stderr)

@@ -11,11 +11,14 @@ holding lone surrogates (``"\\ud800"``), which no UTF-8 output can carry.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
 MAX_DEPTH = 64
 """Deepest nesting accepted; a snapshot needs 5 levels, so anything near this is an attack."""
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 Problem = tuple[str, str]
 """A JSON path (``$.objects[2].id``) and what was expected there."""
@@ -52,9 +55,13 @@ def read_json(data: bytes | str) -> Any:
     except ValueError:  # int() refuses more than sys.get_int_max_str_digits() digits
         raise BadJson([("$", f"integers of at most {sys.get_int_max_str_digits()} digits, "
                              "got a longer one")]) from None
-    found = unsafe_parts(value)
-    if found:
-        raise BadJson(found, value)
+    # Lone surrogates can only come from \\uD800-style escapes (or raw ones in a str),
+    # and deep nesting needs as many brackets: most lines need no walk at all.
+    if _SURROGATE_ESCAPE.search(text) or text.count("[") + text.count("{") >= MAX_DEPTH \
+            or (not isinstance(data, bytes) and not _encodable(text)):
+        found = unsafe_parts(value)
+        if found:
+            raise BadJson(found, value)
     return value
 
 
@@ -75,6 +82,11 @@ def unsafe_parts(value: Any) -> list[Problem]:
 
     Works without recursion, so it is safe on any document, parsed or built in Python.
     """
+    if not isinstance(value, dict | list):
+        return [] if not isinstance(value, str) or _encodable(value) else [
+            ("$", f"text without lone surrogates, got {_surrogate(value)}")]
+    if _quick_ok(value):
+        return []  # the common case, checked fast; paths are only worked out for problems
     found: list[Problem] = []
     stack: list[tuple[Any, str, int]] = [(value, "$", 0)]
     while stack and len(found) < 10:
@@ -100,6 +112,29 @@ def unsafe_parts(value: Any) -> list[Problem]:
                 list(enumerate(item))))
     found.sort()
     return found
+
+
+def _quick_ok(value: Any) -> bool:
+    """True when nothing is nested too deeply and every string is plain: one fast pass."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            return False
+        if isinstance(item, dict):
+            for key in item:
+                if isinstance(key, str) and not key.isascii() and not _encodable(key):
+                    return False
+            subs: Any = item.values()
+        else:
+            subs = item
+        for sub in subs:
+            if isinstance(sub, str):
+                if not sub.isascii() and not _encodable(sub):
+                    return False
+            elif isinstance(sub, dict | list):
+                stack.append((sub, depth + 1))
+    return True
 
 
 def _encodable(text: str) -> bool:

@@ -44,8 +44,11 @@ class Output:
         self.stream.flush()
 
     def close(self) -> None:
+        """Flush and close (a file; standard output is flushed); again is a no-op."""
         if self.stream is sys.stdout:
             self.stream.flush()
+            return
+        if self.stream.closed:
             return
         self.stream.close()
         if self._swap is not None:
