@@ -325,3 +325,60 @@ def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
     chunks = [[(n, b"")] for n in range(1, 13)]
     assert [r for chunk in pool.run(chunks) for r in chunk] == [
         (False, str(n)) for n in range(1, 13)]
+
+
+# --- people at a terminal ----------------------------------------------------------------
+
+def test_a_progress_bar_only_on_a_terminal_and_a_summary_always(tmp_path: Path) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(EXAMPLES * 2))
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    process = subprocess.Popen([*CLI, "batch", str(source), "-o", str(tmp_path / "o.jsonl"),
+                                "--batch-size", "3"], stderr=follower, stdout=subprocess.PIPE)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+    assert process.wait(timeout=PATIENCE) == 0
+    os.close(leader)
+    assert b"/12" in seen and b"line/s" in seen  # tqdm: count of total, rate
+    assert b"12 line(s): 12 judged, 0 error record(s)" in seen
+    piped = run_cli("batch", str(source), "-o", str(tmp_path / "p.jsonl"))
+    assert piped.stderr.count("\n") == 1 and piped.stderr.startswith("12 line(s): 12 judged")
+
+
+def test_version_and_exit_codes_in_help() -> None:
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.startswith("mtgcontrol ")
+    help_text = " ".join(run_cli("batch", "--help").stdout.split())
+    assert "0 every snapshot judged; 1 some lines became error records; 2 usage error" in \
+        help_text
+
+
+def test_check_over_a_corpus_names_file_and_line(tmp_path: Path) -> None:
+    claim = json.loads(json.dumps(EXAMPLES[0]))
+    claim["id"] = "wrong-claim"
+    claim["claims"] = [{"object": "bear", "controller": "alice"}]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(jsonl([EXAMPLES[0], claim]) + "{broken\n")
+    out = run_cli("check", str(corpus))
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(f"{corpus}:2 wrong-claim: ")
+    assert lines[1].startswith(f"{corpus}:3: $: expected valid JSON")
+    assert "1 violation(s); 3 line(s): 2 judged, 1 error record(s)" in out.stderr
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text(jsonl(EXAMPLES[:1]))
+    assert run_cli("check", str(ok)).returncode == 0
