@@ -137,11 +137,11 @@ def test_a_snapshot_over_the_time_limit_becomes_an_error_record(tmp_path: Path) 
     source.write_text(jsonl(docs))
     target = tmp_path / "out.jsonl"
     out = run_cli("batch", str(source), "-o", str(target), "--change", str(SLOW),
-                  "--timeout", "5", "--batch-size", "1")
+                  "--timeout", "8", "--batch-size", "1")
     assert out.returncode == 1, out.stderr
     got = records(target)
     assert got[1] == {"line": 2, "id": "forever", "error": [
-        {"path": "$", "expected": "a snapshot judged within the time limit (--timeout 5 s)"}]}
+        {"path": "$", "expected": "a snapshot judged within the time limit (--timeout 8 s)"}]}
     assert "error" not in got[0] and got[2]["id"] == EXAMPLES[1]["id"]
 
 
