@@ -187,11 +187,11 @@ def test_batch_keeps_order_and_turns_bad_lines_into_error_records(
     source.write_text("\n".join(lines) + "\n")
     target = tmp_path / "out.jsonl"
     assert main(["batch", str(source), "-o", str(target), "--workers", str(workers),
-                 "--batch-size", "2"]) == 0
+                 "--batch-size", "2"]) == 1  # exit 1: some lines became error records
     out = [json.loads(line) for line in target.read_text().splitlines()]
     assert len(out) == len(lines)
-    assert out[2] == {"id": "line 3", "error": [{"path": "$", "expected": out[2]["error"][0][
-        "expected"]}]} and "valid JSON" in out[2]["error"][0]["expected"]
+    assert out[2] == {"line": 3, "id": None, "error": [{"path": "$", "expected": out[2][
+        "error"][0]["expected"]}]} and "valid JSON" in out[2]["error"][0]["expected"]
     assert out[4]["id"] == "no-players" and out[4]["error"][0]["path"] == "$.players"
     judged = [o for i, o in enumerate(out) if i not in (2, 4)]
     assert [o["id"] for o in judged] == [d.get("id") for d in good]

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import catalog
 from .engine import Engine, Frame
+from .jsontext import BadJson, read_json, unsafe_parts
 from .ruling import Ruling
 from .validate import InputProblem, problems, snapshot_name
 
@@ -32,44 +33,67 @@ class InputError(ValueError):
 
 @dataclass
 class ErrorRecord:
-    """What batch mode reports for a snapshot it could not judge."""
+    """What batch mode reports for a snapshot it could not judge.
+
+    ``snapshot`` is the name used in messages (the id, else e.g. "line 3"); ``id`` is
+    the snapshot's own id when it has one; ``line`` the input line number in batch.
+    As JSON: ``{"line": 3, "id": null, "error": [{"path": "$.players", "expected": ...}]}``
+    (``line`` only when known).
+    """
 
     snapshot: str
     problems: list[InputProblem]
+    line: int | None = None
+    id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.snapshot, "error": [
+        head: dict[str, Any] = {} if self.line is None else {"line": self.line}
+        return {**head, "id": self.id, "error": [
             {"path": p.path, "expected": p.expected} for p in self.problems]}
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
 
+def own_id(doc: object) -> str | None:
+    """The snapshot's ``id`` when it is a non-empty string (never raises)."""
+    name = snapshot_name(doc, "")
+    return name if name and not unsafe_parts(name) else None
+
+
 def load_snapshot(snapshot: Any) -> tuple[Any, str]:
-    """A snapshot given as a dict, a path, or JSON text; and a name for messages."""
+    """A snapshot given as a dict, a path, JSON text or bytes; and a name for messages."""
     if isinstance(snapshot, dict):
         return snapshot, "snapshot"
+    if isinstance(snapshot, bytes):
+        return parse_json(snapshot, "snapshot"), "snapshot"
     if isinstance(snapshot, Path) or (isinstance(snapshot, str) and not snapshot.lstrip()
-                                      .startswith("{")):
+                                      .startswith(("{", "["))):
         path = Path(snapshot)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise InputError([InputProblem(str(path), "$", f"a readable file ({err.strerror})")]
+            data = path.read_bytes()
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            raise InputError([InputProblem(str(path), "$", f"a readable file ({reason})")]
                              ) from None
-        return parse_json(text, str(path)), str(path)
+        return parse_json(data, str(path)), str(path)
     if isinstance(snapshot, str):
         return parse_json(snapshot, "snapshot"), "snapshot"
     return snapshot, "snapshot"
 
 
-def parse_json(text: str, name: str) -> Any:
+def parse_json(text: str | bytes, name: str) -> Any:
+    """One JSON document (text, or bytes that must be UTF-8); hostile input -> `InputError`.
+
+    Deep nesting, huge integers, lone surrogates, NaN, repeated keys, a BOM, UTF-16 or
+    invalid UTF-8 each give a problem with a JSON path (see ``jsontext``), never a
+    traceback.
+    """
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError([InputProblem(
-            name, "$", f"valid JSON ({err.msg} at line {err.lineno} column {err.colno})")]
-        ) from None
+        return read_json(text)
+    except BadJson as err:
+        raise InputError([InputProblem(name, path, what) for path, what in err.problems]
+                         ) from None
 
 
 def version_for(doc: dict[str, Any], rules: str | None, name: str) -> catalog.Version:
@@ -137,7 +161,7 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
                 found = err.problems
         engine.phases.validate += time.perf_counter() - start
         if found:
-            results[i] = ErrorRecord(name, found)
+            results[i] = ErrorRecord(name, found, id=own_id(doc))
             continue
         frames.append(engine.frame(doc, version))
         judged.append(i)

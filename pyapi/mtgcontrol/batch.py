@@ -1,75 +1,208 @@
-"""Batch mode: JSON Lines in, one ruling (or error record) per line out, in order.
+"""Batch mode: JSON Lines in, exactly one line out per line in, in order.
 
-Lines are judged in chunks (one grounding each).  With ``workers > 1`` chunks
-go to worker processes that are recycled now and then, so a long run keeps a
-flat memory profile; results are written in input order either way.
+Every input line gets an output line: a ruling, or an error record
+``{"line": N, "id": ..., "error": [{"path", "expected"}]}`` for a blank line, a line
+that is not JSON or not a snapshot, a snapshot over the size limits, one that takes
+longer than the time limit, or one whose worker keeps dying.  Lines are judged in
+chunks (one grounding each) by worker processes (``workers``), or on a Dask cluster
+(``dask_runner``); output is written in input order as chunks complete, so SIGINT or
+SIGTERM leave a file of whole lines that ``--resume`` continues.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import shlex
 import sys
-from collections.abc import Iterator, Sequence
-from itertools import islice
-from typing import IO
+import time
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass, replace
+from typing import Any
 
-from .api import ErrorRecord, InputError, adjudicate_many, parse_json
+from .api import ErrorRecord, InputError, adjudicate_many, own_id
+from .interrupts import Interrupted, interruptible
+from .jsontext import BadJson, read_json
+from .lines import Line, chunks, count_lines, numbered, open_input
+from .output import Output, open_output
+from .progress import OK, SOME_ERRORS, USAGE, Bar, summary
+from .ruling import Ruling
+from .validate import InputProblem
+from .workers import Pool, Result, WorkersFailed
 
-Chunk = tuple[list[tuple[int, str]], str | None, tuple[str, ...], int]
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a snapshot may take (a chunk taking longer is judged again line by line)."""
+DEFAULT_MAX_OBJECTS = 2000
+DEFAULT_MAX_EFFECTS = 2000
 
 
-def judge_lines(chunk: Chunk) -> list[tuple[bool, str]]:
-    """Judge numbered JSON lines: (is an error record, output line) each, in order."""
-    lines, rules, changes, batch_size = chunk
-    items: list[tuple[object, str]] = []
-    out: list[ErrorRecord | None] = []
-    for number, text in lines:
+@dataclass(frozen=True)
+class Settings:
+    """How to judge: what a worker needs (sent to each worker process)."""
+
+    rules: str | None = None
+    changes: tuple[str, ...] = ()
+    batch_size: int = 500
+    max_objects: int = DEFAULT_MAX_OBJECTS
+    max_effects: int = DEFAULT_MAX_EFFECTS
+
+
+def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
+    """Judge numbered input lines: (is an error record, output line) each, in order.
+
+    Never raises: whatever goes wrong with a line becomes its error record.
+    """
+    out: list[Ruling | ErrorRecord | None] = []
+    items: list[tuple[Any, str]] = []
+    places: list[tuple[int, int, str | None]] = []  # output index, line number, own id
+    for number, raw in lines:
+        name = f"line {number}"
         try:
-            items.append((parse_json(text, f"line {number}"), f"line {number}"))
-            out.append(None)
-        except InputError as err:
-            out.append(ErrorRecord(f"line {number}", err.problems))
-    judged = adjudicate_many(items, rules, changes, batch_size)
-    results = [record if record is not None else next(judged) for record in out]
-    return [(isinstance(r, ErrorRecord), r.to_json()) for r in results]
+            doc = read_json(raw)
+        except BadJson as err:
+            oid = own_id(err.document)
+            problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
+            out.append(ErrorRecord(oid or name, problems, line=number, id=oid))
+            continue
+        found = _over_limits(doc, name, settings)
+        if found:
+            out.append(ErrorRecord(name, found, line=number, id=own_id(doc)))
+            continue
+        places.append((len(out), number, own_id(doc)))
+        items.append((doc, name))
+        out.append(None)
+    for (i, number, oid), result in zip(places, _judge(items, settings), strict=True):
+        out[i] = replace(result, line=number, id=oid) if isinstance(result, ErrorRecord) \
+            else result
+    return [(isinstance(r, ErrorRecord), r.to_json()) for r in out]  # type: ignore[union-attr]
 
 
-def _chunks(stream: IO[str], size: int, rules: str | None, changes: tuple[str, ...],
-            batch_size: int) -> Iterator[Chunk]:
-    numbered = ((n, line) for n, line in enumerate(stream, 1) if line.strip())
-    while chunk := list(islice(numbered, size)):
-        yield chunk, rules, changes, batch_size
-
-
-def run_batch(source: str, target: str | None, rules: str | None, changes: Sequence[str],
-              workers: int = 1, batch_size: int = 500) -> int:
-    """Judge ``source`` (a path or '-') into ``target`` (a path, or standard output)."""
-    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
-    out = sys.stdout if target is None else open(target, "w", encoding="utf-8")  # noqa: SIM115
-    judged = errors = 0
+def failed_line(line: Line, expected: str) -> Result:
+    """The error record of a line no worker could judge (time limit, dying worker)."""
+    number, raw = line
     try:
-        chunks = _chunks(stream, batch_size, rules, tuple(changes), batch_size)
-        if workers > 1:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, maxtasksperchild=20) as pool:
-                results: Iterator[list[tuple[bool, str]]] = pool.imap(judge_lines, chunks)
-                judged, errors = _write(results, out)
-        else:
-            judged, errors = _write(map(judge_lines, chunks), out)
-    finally:
-        if stream is not sys.stdin:
+        oid = own_id(read_json(raw))
+    except BadJson as err:
+        oid = own_id(err.document)
+    name = oid or f"line {number}"
+    return True, ErrorRecord(name, [InputProblem(name, "$", expected)], number, oid).to_json()
+
+
+def _over_limits(doc: Any, name: str, settings: Settings) -> list[InputProblem]:
+    found = []
+    for field, limit, flag in (("objects", settings.max_objects, "--max-objects"),
+                               ("effects", settings.max_effects, "--max-effects")):
+        value = doc.get(field) if isinstance(doc, dict) else None
+        if isinstance(value, list) and len(value) > limit:
+            found.append(InputProblem(own_id(doc) or name, f"$.{field}",
+                                      f"at most {limit} {field} ({flag}), got {len(value)}"))
+    return found
+
+
+def _judge(items: list[tuple[Any, str]], settings: Settings) -> list[Ruling | ErrorRecord]:
+    """One grounding for the chunk; should it fail, each snapshot alone."""
+    if not items:
+        return []
+    try:
+        return list(adjudicate_many(items, settings.rules, settings.changes,
+                                    settings.batch_size))
+    except Exception as err:  # noqa: BLE001 - a failure must cost one line, not the run
+        if len(items) > 1:
+            return [r for item in items for r in _judge([item], settings)]
+        _doc, name = items[0]
+        reason = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
+        return [ErrorRecord(name, [InputProblem(name, "$", (
+            f"a snapshot the engine can judge, got an internal error "
+            f"({type(err).__name__}{': ' + reason if reason else ''})"))])]
+
+
+@dataclass
+class Run:
+    """A batch run: where from, where to, how."""
+
+    source: str
+    target: str | None
+    settings: Settings
+    workers: int = 1
+    timeout: float = DEFAULT_TIMEOUT
+    resume: bool = False
+    dask: str | None = None
+    command: Sequence[str] | None = None
+    """The command line as typed, for the how-to-continue message."""
+
+
+def run_batch(run: Run) -> int:
+    """Judge ``run.source`` into ``run.target``; the exit code (see progress.EXIT_CODES)."""
+    _check_paths(run)
+    started = time.monotonic()
+    stream = open_input(run.source)
+    try:
+        out = open_output(run.target, run.resume)
+    except BaseException:
+        if stream is not sys.stdin.buffer:
             stream.close()
-        if out is not sys.stdout:
-            out.close()
-    print(f"{judged} snapshot(s) judged, {errors} error record(s)", file=sys.stderr)
-    return 0
+        raise
+    judged, errors = out.kept - out.errors, out.errors
+    read = numbered(stream, skip=out.kept)
+    bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
+    try:
+        with interruptible() as guard, closing(_runner(run)(chunks(
+                read, run.settings.batch_size, out.kept))) as results:
+            for chunk in results:
+                with guard.writing():
+                    for is_error, line in chunk:
+                        out.write(line)
+                        errors += is_error
+                        judged += not is_error
+                    out.flush()
+                bar.update(len(chunk))
+    except Interrupted as stop:
+        bar.close()
+        out.close()
+        print(_stopped(run, out, stop), file=sys.stderr)
+        return stop.exit_code
+    except WorkersFailed as err:
+        print(f"mtgcontrol: {err}", file=sys.stderr)
+        return USAGE
+    finally:  # whatever stopped the run, the lines written so far stay whole and flushed
+        bar.close()
+        out.close()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if read.count < out.kept:
+        print(f"mtgcontrol: {out.name} has {out.kept} lines but the input only "
+              f"{read.count}: it is not this input's output", file=sys.stderr)
+        return USAGE
+    print(summary(out.lines, judged, errors, time.monotonic() - started, out.kept),
+          file=sys.stderr)
+    return SOME_ERRORS if errors else OK
 
 
-def _write(results: Iterator[list[tuple[bool, str]]], out: IO[str]) -> tuple[int, int]:
-    judged = errors = 0
-    for lines in results:
-        for is_error, line in lines:
-            out.write(line + "\n")
-            errors += is_error
-            judged += not is_error
-    return judged, errors
+def _check_paths(run: Run) -> None:
+    if run.resume and run.target in (None, "-"):
+        raise InputError([InputProblem("mtgcontrol", "--resume",
+                                       "an output file (-o FILE) to continue")])
+    if run.target not in (None, "-") and run.source != "-" and os.path.exists(run.target) \
+            and os.path.exists(run.source) and os.path.samefile(run.source, run.target):
+        raise InputError([InputProblem(run.target, "-o",
+                                       "an output file other than the input")])
+
+
+def _runner(run: Run) -> Any:
+    if run.dask is not None:
+        from .dask_runner import DaskRunner
+
+        return DaskRunner(run.dask, run.settings, run.workers).run
+    return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line).run
+
+
+def _stopped(run: Run, out: Output, stop: Interrupted) -> str:
+    written = f"mtgcontrol: stopped by {stop}: {out.lines} line(s) written to {out.name}"
+    if out.stream is sys.stdout:
+        return (f"{written} (input lines 1-{out.lines}); to continue, run with -o FILE "
+                f"--resume (standard output cannot be resumed)")
+    args = list(run.command) if run.command is not None else ["batch", run.source, "-o",
+                                                               str(run.target)]
+    if "--resume" not in args:
+        args.append("--resume")
+    return f"{written}; to continue: {shlex.join(['mtgcontrol', *args])}"

@@ -1,7 +1,9 @@
-"""Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules``.
+"""Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
+verify``.
 
-Exit codes: 0 done, 1 the rulings found problems (check, test), 2 bad input or
-usage.  Bad input is reported one line per problem, never as a traceback.
+Exit codes: 0 done, 1 the rulings found problems (check, test, verify) or some
+batch lines became error records, 2 bad input or usage, 130/143 stopped by
+SIGINT/SIGTERM.  Bad input is reported one line per problem, never as a traceback.
 """
 
 from __future__ import annotations
@@ -12,13 +14,47 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
-from .api import InputError, adjudicate_many, load_snapshot
+from .api import InputError, adjudicate_many, load_snapshot, parse_json
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
-from .text import ruling_table
+from .text import escaped, ruling_table
 from .validate import InputProblem
 
-EPILOG = "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules."
+EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
+          "verify) or some batch lines became error records; 2 usage error, unreadable "
+          "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
+          "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (a bad value is a usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mtgcontrol")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mtgcontrol", epilog=EPILOG,
         description="Judge who owns and who controls every object in Magic: The Gathering "
                     "game snapshots, by the Comprehensive Rules encoded in ASP.")
+    parser.add_argument("--version", action="version", version=f"mtgcontrol {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
@@ -71,16 +108,43 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _page_options(p)
 
-    p = sub.add_parser("batch", help="judge a JSON Lines file of snapshots, in order",
-                       description="Judge one snapshot per line; write one ruling per line, in "
-                                   "the same order.  A bad line becomes an error record "
-                                   "{\"id\", \"error\": [{\"path\", \"expected\"}]}; every "
-                                   "other line is still judged.")
+    from .batch import DEFAULT_MAX_EFFECTS, DEFAULT_MAX_OBJECTS, DEFAULT_TIMEOUT
+    from .progress import EXIT_CODES
+
+    p = sub.add_parser(
+        "batch", help="judge a JSON Lines file of snapshots, in order",
+        epilog=EXIT_CODES[0].upper() + EXIT_CODES[1:] + ".",
+        description="Judge one snapshot per line; write exactly one line per input line, in "
+                    "the same order: the ruling, or an error record {\"line\", \"id\", "
+                    "\"error\": [{\"path\", \"expected\"}]} for a blank, broken or invalid "
+                    "line, one over the limits, or one that takes longer than --timeout.  "
+                    "Every other line is still judged.  A worker process that dies is "
+                    "replaced and its lines judged again.  IN and OUT may be '-' "
+                    "(standard input/output) and may end in .gz.  Ctrl-C or SIGTERM stops "
+                    "with whole lines written; --resume continues.  A progress bar is shown "
+                    "when standard error is a terminal; a summary at the end.")
     p.add_argument("input", metavar="IN.jsonl|-")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", help="default: standard output")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--batch-size", type=int, default=500,
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="worker processes (default 1); with --dask local, Dask workers")
+    p.add_argument("--batch-size", type=positive_int, default=500,
                    help="snapshots per grounding (default 500)")
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
+                        "over it becomes an error record")
+    p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
+                   metavar="N", help=f"objects per snapshot at most (default "
+                                     f"{DEFAULT_MAX_OBJECTS}); more is an error record")
+    p.add_argument("--max-effects", type=positive_int, default=DEFAULT_MAX_EFFECTS,
+                   metavar="N", help=f"effects per snapshot at most (default "
+                                     f"{DEFAULT_MAX_EFFECTS}); more is an error record")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the whole lines of -o and judge "
+                        "the rest (the finished file equals an undisturbed run's)")
+    p.add_argument("--dask", metavar="ADDRESS|local",
+                   help="judge on a Dask distributed cluster (scheduler address, e.g. "
+                        "tcp://host:8786, or 'local' for a LocalCluster of --workers "
+                        "processes); needs `pip install mtgcontrol[dask]`")
     _common(p)
     p.add_argument("--html", metavar="PAGE.html",
                    help="also write a summary page of the results (needs -o)")
@@ -89,7 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
-                                   "`claims` that contradict the rules.  Exit 1 if any.")
+                                   "`claims` that contradict the rules.  A FILE ending in "
+                                   ".jsonl or .jsonl.gz is a corpus, one snapshot per line: "
+                                   "each violation and each bad line is listed as FILE:LINE, "
+                                   "with a progress bar on a terminal and a summary.  Exit 1 "
+                                   "if any violation or bad line, 2 on unreadable input.")
     p.add_argument("files", nargs="+", metavar="FILE|-")
     p.add_argument("--format", choices=("text", "html"), default="text",
                    help="text (default) or html (a summary page; needs -o)")
@@ -161,12 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = argv
     if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
         parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:  # batch handles its own; the others simply stop
+        print("mtgcontrol: stopped by SIGINT", file=sys.stderr)
+        return 130
     except InputError as err:
         for problem in err.problems:
             print(problem, file=sys.stderr)
@@ -191,8 +264,7 @@ def _items(files: Sequence[str]) -> list[tuple[object, str]]:
     items = []
     for name in files:
         if name == "-":
-            items.append(load_snapshot(sys.stdin.read()))
-            items[-1] = (items[-1][0], "stdin")
+            items.append((parse_json(sys.stdin.buffer.read(), "stdin"), "stdin"))
         else:
             items.append(load_snapshot(Path(name)))
     return items
@@ -231,23 +303,73 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    rulings = _judge(args)
+    corpora = [f for f in args.files if f.endswith((".jsonl", ".jsonl.gz"))]
+    singles = [f for f in args.files if f not in corpora]
     if args.format == "html":
+        if corpora:
+            print("mtgcontrol check: --format html takes snapshot files, not .jsonl corpora",
+                  file=sys.stderr)
+            return 2
         from .pages import cmd_check_html
 
-        return cmd_check_html(args, rulings)
+        return cmd_check_html(args, _judge(args))
     bad = 0
-    for name, ruling in zip(args.files, rulings, strict=True):
-        for v in ruling.violations:
-            bad += 1
-            print(f"{ruling.id or name}: {v.rule} {v.code}: {v.message}")
-    if not bad:
-        print(f"{len(rulings)} snapshot(s): no violations")
+    if singles:
+        args.files = singles
+        rulings = _judge(args)
+        for name, ruling in zip(singles, rulings, strict=True):
+            for v in ruling.violations:
+                bad += 1
+                print(f"{escaped(ruling.id or name)}: {v.rule} {v.code}: {escaped(v.message)}")
+        if not bad and not corpora:
+            print(f"{len(rulings)} snapshot(s): no violations")
+    for corpus in corpora:
+        bad += _check_corpus(corpus, args)
     return 1 if bad else 0
 
 
+def _check_corpus(source: str, args: argparse.Namespace) -> int:
+    """Violations and error records of a JSON Lines corpus, one line each; their count."""
+    import json
+    import time
+
+    from .batch import Settings, judge_lines
+    from .lines import chunks, count_lines, numbered, open_input
+    from .progress import Bar, summary
+
+    started = time.monotonic()
+    settings = Settings(args.rules, _changes(args))
+    stream = open_input(source)
+    judged = errors = violations = 0
+    try:
+        with Bar(count_lines(source) if sys.stderr.isatty() else None) as bar:
+            for chunk in chunks(numbered(stream), settings.batch_size):
+                for (number, _), (is_error, text) in zip(
+                        chunk, judge_lines(chunk, settings), strict=True):
+                    record = json.loads(text)
+                    where = f"{source}:{number}" + (f" {escaped(record['id'])}"
+                                                    if record.get("id") else "")
+                    if is_error:
+                        errors += 1
+                        for p in record["error"]:
+                            print(f"{where}: {p['path']}: expected {p['expected']}")
+                        continue
+                    judged += 1
+                    for v in record["violations"]:
+                        violations += 1
+                        print(f"{where}: {v['rule']} {v['code']}: {escaped(v['message'])}")
+                bar.update(len(chunk))
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    print(f"{source}: {violations} violation(s); "
+          + summary(judged + errors, judged, errors, time.monotonic() - started),
+          file=sys.stderr)
+    return violations + errors
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
-    from .batch import run_batch
+    from .batch import Run, Settings, run_batch
 
     if args.rules is not None:
         catalog_check(args.rules)
@@ -255,9 +377,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         from .pages import check_page_options
 
         check_page_options(args)
-    code = run_batch(args.input, args.output, args.rules, _changes(args), args.workers,
-                     args.batch_size)
-    if args.html is not None:
+    settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
+                        args.max_effects)
+    code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
+                         args.resume, args.dask, args.argv))
+    if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 
         batch_summary_file(args.output, args.html, args.lang)

@@ -1152,7 +1152,10 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         except OSError as err:
             raise InputError([_usage(args.corpus, f"a readable file ({err.strerror})")]) from None
         try:
-            report = impact_corpus(_numbered(stream), v1, v2, changes, args.batch_size)
+            from .progress import counted  # a progress bar on a terminal
+
+            report = impact_corpus(counted(_numbered(stream)), v1, v2, changes,
+                                   args.batch_size)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()

@@ -5,34 +5,39 @@ from __future__ import annotations
 from .ruling import Ruling
 
 
-def _cell(value: str | None) -> str:
-    """A table cell: "-" for none, control characters shown escaped."""
+def escaped(value: str | None) -> str:
+    """A table cell: "-" for none; an id with control, format or other invisible
+    characters (a terminal escape, a right-to-left override) shown escaped."""
     if value is None:
         return "-"
-    return value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
+    if value.isprintable():
+        return value
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in value)
 
 
 def ruling_table(ruling: Ruling) -> str:
     rows = [("object", "owner", "controller", "you", "rules")]
     for oid, obj in ruling.objects.items():
         rules = sorted({b.rule for b in obj.because if b.fact in ("owner", "controller")})
-        rows.append((_cell(oid), _cell(obj.owner), _cell(obj.controller), _cell(obj.you),
+        rows.append((escaped(oid), escaped(obj.owner), escaped(obj.controller), escaped(obj.you),
                      " ".join(rules)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [f"ruling {_cell(ruling.id)} under CR {ruling.rules}"]
+    lines = [f"ruling {escaped(ruling.id)} under CR {ruling.rules}"]
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for aid, ab in ruling.abilities.items():
-        lines.append(f"ability {aid}: may be activated by {_cell(ab.get('may_activate'))}")
+        who = escaped(ab.get("may_activate"))
+        lines.append(f"ability {escaped(aid)}: may be activated by {who}")
     if ruling.planar_controller:
-        lines.append(f"planar controller: {ruling.planar_controller}")
+        lines.append(f"planar controller: {escaped(ruling.planar_controller)}")
     for q, p in ruling.controlled_players.items():
-        lines.append(f"{q}'s decisions are made by {p}")
+        lines.append(f"{escaped(q)}'s decisions are made by {escaped(p)}")
     for oid, fate in ruling.left_game.items():
-        lines.append(f"{oid}: {fate}")
+        lines.append(f"{escaped(oid)}: {escaped(fate)}")
     for c in ruling.choices:
-        lines.append(f"choice ({c.rule}): {c.chooser} decides the {c.fact} of {c.object}: "
-                     + " or ".join(c.outcomes))
+        lines.append(f"choice ({c.rule}): {escaped(c.chooser)} decides the {c.fact} of "
+                     f"{escaped(c.object)}: " + " or ".join(escaped(str(o)) for o in c.outcomes))
     for v in ruling.violations:
-        lines.append(f"violation {v.rule} {v.code}: {v.message}")
+        lines.append(f"violation {v.rule} {v.code}: {escaped(v.message)}")
     return "\n".join(lines)

@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
 
+from .jsontext import unsafe_parts
 from .vocabulary import field_at, object_refs
 
 PLAYER_REFS = object_refs("p")
@@ -74,6 +75,9 @@ def snapshot_name(doc: object, fallback: str) -> str:
 def problems(doc: object, fallback_name: str) -> list[InputProblem]:
     """Everything wrong with `doc` as a version-1 snapshot; ``[]`` when it is valid."""
     name = snapshot_name(doc, fallback_name)
+    unsafe = unsafe_parts(doc)  # lone surrogates and deep nesting, before any recursion
+    if unsafe:
+        return [InputProblem(name, path, expected) for path, expected in unsafe]
     try:
         # The compiled schema says "valid" ten times faster; only a document it
         # rejects (or one with a float, which it takes for an integer) goes

@@ -1,0 +1,237 @@
+"""Worker processes that judge chunks of lines; a dead or stuck one is replaced.
+
+Each worker is a spawned process with its own pipe, so the parent always knows which
+chunk a worker holds.  When a worker dies (killed by a signal, out of memory) its
+chunk is judged again, first whole, then line by line; when a chunk takes longer
+than the time limit its worker is killed and its lines are judged one by one, each
+with the full limit, so that only the line that is really too slow becomes an error
+record.  Results come back in input order, each line exactly once.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from .lines import Line
+
+Result = tuple[bool, str]
+"""One output line and whether it is an error record."""
+
+Judge = Callable[[list[Line], Any], list[Result]]
+"""What a worker runs: a chunk of lines and the settings -> one result per line."""
+
+Failed = Callable[[Line, str], Result]
+"""The error record for a line no worker could judge, with the reason."""
+
+RECYCLE_AFTER = 100
+"""Chunks a worker judges before it is replaced (clingo never frees symbols)."""
+START_FAILURES = 3
+"""Workers in a row that die before they are ready: then give up."""
+
+
+class WorkersFailed(RuntimeError):
+    """Worker processes cannot be started."""
+
+
+@dataclass
+class Job:
+    chunk: int
+    lines: list[Line]
+    attempt: int = 0
+
+
+@dataclass
+class Worker:
+    process: Any
+    conn: Connection
+    ready: bool = False
+    job: Job | None = None
+    started: float = 0.0
+    jobs_done: int = 0
+
+
+def _serve(conn: Connection, judge: Judge, settings: Any) -> None:
+    """A worker's life: judge what comes until told to stop or the parent is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    conn.send("ready")
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(judge(job, settings))
+
+
+@dataclass
+class Pool:
+    """``count`` workers running ``judge(lines, settings)``; see the module docstring."""
+
+    count: int
+    judge: Judge
+    settings: Any
+    timeout: float
+    failed: Failed
+    warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
+    workers: list[Worker] = field(default_factory=list)
+    _start_failures: int = 0
+
+    def __post_init__(self) -> None:
+        self._ctx = multiprocessing.get_context("spawn")
+
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self.workers]
+
+    def _spawn(self) -> None:
+        ours, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings),
+                                    daemon=True, name="mtgcontrol-worker")
+        process.start()
+        theirs.close()
+        self.workers.append(Worker(process, ours))
+
+    def _retire(self, worker: Worker, kill: bool) -> None:
+        self.workers.remove(worker)
+        if kill:
+            worker.process.kill()
+        else:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                worker.process.kill()
+        worker.process.join(5)
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join()
+        worker.conn.close()
+
+    def close(self) -> None:
+        for worker in list(self.workers):
+            self._retire(worker, kill=worker.job is not None)
+
+    def run(self, chunks: Iterable[list[Line]]) -> Iterator[list[Result]]:
+        """Results per chunk, in the order of ``chunks``."""
+        source = iter(chunks)
+        queue: deque[Job] = deque()
+        partial: dict[int, dict[int, Result]] = {}  # chunk -> line number -> result
+        sizes: dict[int, int] = {}
+        numbers: dict[int, list[int]] = {}
+        next_chunk = next_out = 0
+        exhausted = False
+        while not self.workers or len(self.workers) < self.count:
+            self._spawn()
+        try:
+            while True:
+                while next_out in partial and len(partial[next_out]) == sizes[next_out]:
+                    done = partial.pop(next_out)
+                    yield [done[n] for n in numbers.pop(next_out)]
+                    del sizes[next_out]
+                    next_out += 1
+                # Read ahead at most two chunks per worker: memory stays flat.
+                while not exhausted and len(queue) < self.count and \
+                        next_chunk - next_out < 2 * self.count:
+                    lines = next(source, None)
+                    if lines is None:
+                        exhausted = True
+                        break
+                    queue.append(Job(next_chunk, lines))
+                    sizes[next_chunk] = len(lines)
+                    numbers[next_chunk] = [n for n, _ in lines]
+                    partial[next_chunk] = {}
+                    next_chunk += 1
+                if exhausted and next_out == next_chunk:
+                    return
+                self._dispatch(queue)
+                if all(w.ready and w.job is None for w in self.workers):
+                    raise RuntimeError(f"internal error: chunk {next_out} is unfinished with "
+                                       "nothing left to wait for")
+                self._step(queue, partial)
+        finally:
+            self.close()
+
+    def _dispatch(self, queue: deque[Job]) -> None:
+        for worker in self.workers:
+            if worker.ready and worker.job is None and queue:
+                worker.job = queue.popleft()
+                worker.started = time.monotonic()
+                worker.conn.send(worker.job.lines)
+
+    def _step(self, queue: deque[Job], partial: dict[int, dict[int, Result]]) -> None:
+        now = time.monotonic()
+        busy = [w for w in self.workers if w.job is not None]
+        wait_for = min((w.started + self.timeout - now for w in busy), default=None)
+        ready = wait([w.conn for w in self.workers],
+                     timeout=None if wait_for is None else max(wait_for, 0.0))
+        for worker in [w for w in self.workers if w.conn in ready]:
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                self._died(worker, queue, partial)
+                continue
+            if message == "ready":
+                worker.ready = True
+                self._start_failures = 0
+                continue
+            job, worker.job = worker.job, None
+            assert job is not None
+            for (number, _), result in zip(job.lines, message, strict=True):
+                partial[job.chunk][number] = result
+            worker.jobs_done += 1
+            if worker.jobs_done >= RECYCLE_AFTER:
+                self._retire(worker, kill=False)
+                self._spawn()
+        now = time.monotonic()
+        for worker in [w for w in self.workers if w.job is not None]:
+            if now - worker.started >= self.timeout:
+                self._timed_out(worker, queue, partial)
+
+    def _died(self, worker: Worker, queue: deque[Job], partial: dict[int, dict[int, Result]]
+              ) -> None:
+        job = worker.job
+        worker.process.join(1)  # its own exit code, before we make sure it is gone
+        code = worker.process.exitcode
+        self._retire(worker, kill=True)
+        how = (f"killed by {signal.Signals(-code).name}" if isinstance(code, int) and code < 0
+               else f"exit code {code}")
+        if not worker.ready:
+            self._start_failures += 1
+            if self._start_failures >= START_FAILURES:
+                raise WorkersFailed(f"worker processes die as they start ({how})")
+        self._spawn()
+        if job is None:
+            self.warn(f"mtgcontrol: a worker process died ({how}); replaced")
+            return
+        self.warn(f"mtgcontrol: a worker process died ({how}); its {len(job.lines)} line(s) "
+                  f"from line {job.lines[0][0]} are judged again")
+        if len(job.lines) > 1 and job.attempt == 0:
+            queue.appendleft(Job(job.chunk, job.lines, attempt=1))
+        elif len(job.lines) > 1:
+            queue.extendleft(Job(job.chunk, [line]) for line in reversed(job.lines))
+        elif job.attempt == 0:
+            queue.appendleft(Job(job.chunk, job.lines, attempt=1))
+        else:
+            line = job.lines[0]
+            partial[job.chunk][line[0]] = self.failed(
+                line, f"a snapshot the engine can judge; the worker judging it died twice ({how})")
+
+    def _timed_out(self, worker: Worker, queue: deque[Job],
+                   partial: dict[int, dict[int, Result]]) -> None:
+        job = worker.job
+        assert job is not None
+        self._retire(worker, kill=True)
+        self._spawn()
+        if len(job.lines) > 1:
+            queue.extendleft(Job(job.chunk, [line]) for line in reversed(job.lines))
+        else:
+            line = job.lines[0]
+            partial[job.chunk][line[0]] = self.failed(
+                line, f"a snapshot judged within the time limit (--timeout {self.timeout:g} s)")

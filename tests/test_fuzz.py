@@ -1,0 +1,84 @@
+"""Fuzzing: mutated examples give a ruling or input errors naming JSON paths, never a
+traceback; a fixed corpus of the nastiest cases found runs through batch; text output
+escapes every id it prints."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mutations import mutate
+
+from mtgcontrol import InputError, adjudicate
+from mtgcontrol.batch import Settings, judge_lines
+from mtgcontrol.cli import main
+from mtgcontrol.text import ruling_table
+
+CORPUS = Path(__file__).resolve().parent / "data" / "fuzz-corpus.jsonl"
+
+
+@settings(max_examples=15, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_mutated_examples_are_judged_or_rejected_with_json_paths(rnd: random.Random) -> None:
+    cases = [mutate(rnd) for _ in range(10)]
+    results = judge_lines(list(enumerate((line for line, _ in cases), 1)), Settings())
+    for (line, applied), (is_error, text) in zip(cases, results, strict=True):
+        record = json.loads(text)
+        if not is_error:
+            assert set(record) >= {"id", "rules", "objects", "violations"}, applied
+            continue
+        assert record["error"], applied
+        for problem in record["error"]:
+            assert problem["path"].startswith("$") and problem["expected"], (applied, problem)
+            assert "internal error" not in problem["expected"], (applied, problem)
+        with pytest.raises(InputError) as caught:  # the API says the same, never a traceback
+            adjudicate(line if line.strip() else b" ")
+        for problem in caught.value.problems:
+            assert problem.path.startswith("$"), (applied, problem)
+            str(problem).encode("utf-8")
+
+
+def test_the_fixed_corpus_of_nasty_cases_gives_one_record_per_line(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    code = main(["batch", str(CORPUS), "-o", str(target), "--batch-size", "7",
+                 "--max-objects", "150"])
+    assert code == 1
+    lines = CORPUS.read_bytes().split(b"\n")[:-1]
+    out = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert len(out) == len(lines)
+    for number, record in enumerate(out, 1):
+        if "error" in record:
+            assert record["line"] == number
+            for problem in record["error"]:
+                assert problem["path"].startswith("$"), record
+                assert "internal error" not in problem["expected"], record
+        else:
+            assert set(record) >= {"id", "rules", "objects", "violations"}
+
+
+def test_text_format_escapes_every_id_it_prints() -> None:
+    bad = "e\u001b[31m\u202e"
+    doc = {
+        "id": f"s{bad}", "players": [f"alice{bad}", {"id": f"bob{bad}", "left_at": 30}],
+        "now": 40,
+        "objects": [
+            {"id": f"bear{bad}", "kind": "card", "zone": "battlefield",
+             "start": {"zone": "library", "player": f"alice{bad}"},
+             "entered": {"at": 3, "under": f"alice{bad}"},
+             "abilities": [{"id": f"pump{bad}", "kind": "activated"}]},
+            {"id": f"aura{bad}", "kind": "card", "zone": "battlefield", "types": ["aura"],
+             "start": {"zone": "library", "player": f"bob{bad}"},
+             "entered": {"at": 10, "under": f"bob{bad}"}, "attached_to": f"bear{bad}"}],
+        "effects": [{"id": f"e{bad}", "kind": "control", "origin": "resolution",
+                     "source": f"aura{bad}", "player": f"bob{bad}", "objects": [f"bear{bad}"],
+                     "timestamp": 12}],
+        "claims": [{"object": f"bear{bad}", "controller": f"alice{bad}"}]}
+    text = ruling_table(adjudicate(doc))
+    assert "left" in text or "exile" in text or ":" in text
+    for line in text.splitlines():
+        assert line.isprintable(), repr(line)
