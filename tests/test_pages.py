@@ -78,9 +78,9 @@ def test_batch_summary(tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps(json.loads(Path(EXAMPLES[0]).read_text())) + "\n{bad\n")
     out, page = tmp_path / "out.jsonl", tmp_path / "summary.html"
-    assert main(["batch", str(src), "-o", str(out), "--html", str(page), "--lang", "fr"]) == 0
+    assert main(["batch", str(src), "-o", str(out), "--html", str(page), "--lang", "fr"]) == 1
     text = page.read_text()
-    assert "Bilan du traitement par lots" in text and "line 2" in text
+    assert "Bilan du traitement par lots" in text and "ligne 2" in text
     assert len(out.read_text().splitlines()) == 2
 
 
