@@ -138,9 +138,15 @@ def fast_default() -> bool:
     return os.environ.get("MTGCONTROL_FAST", "1") != "0"
 
 
-@cache
 def engine_for(changes: tuple[str, ...], fast: bool) -> Engine:
-    """One engine per rule set and mode, loaded once per process."""
+    """One engine per rule set and mode, loaded once per process (and per catalog: a
+    draft catalog, ``MTGCONTROL_CATALOG``, brings its own versions)."""
+    return _engine(changes, fast, catalog.versions())
+
+
+@cache
+def _engine(changes: tuple[str, ...], fast: bool, versions: tuple[catalog.Version, ...]
+            ) -> Engine:
     return Engine(changes, fast=fast)
 
 
