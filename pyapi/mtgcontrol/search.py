@@ -27,23 +27,43 @@ import clingo
 
 from . import catalog
 from .facts import Names, default_now, snapshot_facts
-from .research import Bounds, generator_text, model_to_doc
+from .research import Bounds, ImpactReport, generator_text, model_to_doc
 from .solve import NoRuling, Program
 
 Progress = Callable[[str], None]
 
-# layer2.lp's dependency depth (ekey/5's third key) grows by one per dependency
-# step; with inputs that are facts the grounder stops where the chain stops, but
-# over choice rules it cannot see that, so the search bounds it by the number of
-# effects (a chain of dependencies goes through distinct effects).
-_DEPTH_RULE = "ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1)."
-_DEPTH_BOUND = "ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1), C < ne."
-
-SIZE_CAPS = """
-#external cap(K) : K = 1..no+ne.
-:- cap(K), n_objects(A), n_effects(B), A + B > K.
-#minimize{ 1@1,P : pl(P) }.
+# Two rewrites of layer2.lp for grounding over choice rules.  The dependency
+# depth (ekey/5's third key) grows by one per dependency step; with inputs that
+# are facts the grounder stops where the chain stops, but over choice rules it
+# cannot see that, so the search bounds it by the number of effects (a chain of
+# dependencies goes through distinct effects).
+#
+# The comparisons of two effects' keys (bt/5, nt/5) join every possible key of
+# one effect with every possible key of the other (quadratic, and the search
+# makes keys many: timestamps are choices).  They are rewritten through a walk
+# down the ordered domain of keys: s_ge(S,O,T,E,V) says E's key on O at T is at
+# least V, so "K2 <= K" is one lookup.  Each rewrite replaces a join by atoms
+# defined to hold exactly when the join does, so the meaning is unchanged
+# (tests/test_search.py compares search and enumeration).  They belong in
+# layer2.lp (reported to the rules' maintainers).
+KEY_ORDER = """
+s_kdom((T,R,D)) :- time(T), R = 0..np-1, D = 0..ne.
+s_ksucc(V,W) :- s_kdom(V), W = #min{ X : s_kdom(X), X > V }, W != #sup.
+s_ge(S,O,T,E,K) :- ekey(S,E,O,T,K).
+s_ge(S,O,T,E,V) :- s_ge(S,O,T,E,W), s_ksucc(V,W).
+s_key_le(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ge(S,O,T,E,K2), E != E2.
+s_key_lt(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ksucc(K2,K3), s_ge(S,O,T,E,K3), E != E2.
 """
+_REWRITES = (
+    ("ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1).",
+     "ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1), C < ne."),
+    ("bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), "
+     "K2 <= K.",
+     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), s_key_le(S,O,T,E2,E).\n"
+     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E)."),
+    ("last(S,E,O,T), applies(S,E,O,T,P), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), K2 < K.",
+     "last(S,E,O,T), applies(S,E,O,T,P), s_key_lt(S,O,T,E2,E)."),
+)
 
 
 def strip_show(text: str) -> str:
@@ -61,10 +81,11 @@ def strip_show(text: str) -> str:
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
     """The rule encodings of ``versions`` (and proposals) for a search program."""
     text = strip_show(Program(tuple(versions), tuple(changes)).text())
-    if _DEPTH_RULE not in text:
-        raise RuntimeError("search.py: layer2.lp's dependency rule changed; update "
-                           "_DEPTH_RULE (the bound on the dependency depth)")
-    return text.replace(_DEPTH_RULE, _DEPTH_BOUND)
+    for old, new in _REWRITES:
+        if old not in text:
+            raise RuntimeError(f"search.py: layer2.lp changed; update _REWRITES ({old})")
+        text = text.replace(old, new)
+    return text + KEY_ORDER
 
 
 @cache
@@ -297,3 +318,105 @@ def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
                progress: Progress | None = None) -> list[Verdict]:
     return [verify_one(bounds, v, inv, changes, progress) for v in versions for inv in invariants]
+
+
+# ---------------------------------------------------------------------------------
+# Impact: every kind of difference, one minimal witness each
+
+
+@dataclass(frozen=True)
+class FoundKind:
+    """A kind as the search program sees it: a fact label, whether the value differs
+    (else only the cited groups), and the groups cited on each side."""
+
+    label: str
+    meaning: bool
+    from_groups: frozenset[str]
+    to_groups: frozenset[str]
+
+    def exclusion(self, i: int) -> str:
+        """Constraints ruling this kind out for ``pick/1`` (search/differ.lp)."""
+        facts = [f"xa({i},{g})." for g in sorted(self.from_groups)]
+        facts += [f"xb({i},{g})." for g in sorted(self.to_groups)]
+        value = "vdiff(K)" if self.meaning else "not vdiff(K)"
+        return "\n".join(facts + [
+            f"#defined xa/2. #defined xb/2.",
+            f"xmis({i},K) :- pick(K), kg(0,K,G), not xa({i},G).",
+            f"xmis({i},K) :- pick(K), xa({i},G), not kg(0,K,G).",
+            f"xmis({i},K) :- pick(K), kg(1,K,G), not xb({i},G).",
+            f"xmis({i},K) :- pick(K), xb({i},G), not kg(1,K,G).",
+            f":- pick(K), label(K,{self.label}), {value}, not xmis({i},K)."])
+
+
+def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
+    """Every kind of difference a witness model shows (its dk/1 keys)."""
+    labels: dict[str, str] = {}
+    meaning: set[str] = set()
+    groups: dict[tuple[int, str], set[str]] = {}
+    keys: set[str] = set()
+    for a in atoms:
+        if a.name == "dk":
+            keys.add(str(a.arguments[0]))
+        elif a.name == "label":
+            labels[str(a.arguments[0])] = str(a.arguments[1])
+        elif a.name == "vdiff":
+            meaning.add(str(a.arguments[0]))
+        elif a.name == "kg":
+            groups.setdefault((a.arguments[0].number, str(a.arguments[1])), set()).add(
+                str(a.arguments[2]))
+    return {FoundKind(labels[k], k in meaning, frozenset(groups.get((0, k), ())),
+                      frozenset(groups.get((1, k), ()))) for k in keys}
+
+
+def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
+                  progress: Progress | None = None) -> ImpactReport:
+    """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
+    a minimal witness: both versions in one program, the goal "some fact differs
+    and is of no kind found yet"; after each witness its kinds are excluded."""
+    from .research import Sides, compare, judge_pairs, show_value
+    from .research import _explain_witnesses
+
+    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
+    start = time.perf_counter()
+    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"))
+    excluded: set[FoundKind] = set()
+    witnesses: list[Found] = []
+    size = 1
+    while True:
+        step = time.perf_counter()
+        found = search.first(size, progress, label=f"impact {v1.name} -> {v2.name}, "
+                                                     f"{len(excluded)} kind(s) found: ")
+        if found is None:
+            break
+        size = found.size
+        new = model_kinds(found.atoms) - excluded
+        if not new:
+            raise RuntimeError("impact search: a witness showed no new kind (search/differ.lp "
+                               "and the exclusion disagree)")
+        for kind in sorted(new, key=str):
+            search.add(kind.exclusion(len(excluded)))
+            excluded.add(kind)
+        witnesses.append(found)
+        report.per_size.append({"size": found.size, "new_kinds": len(new),
+                                "seconds": round(time.perf_counter() - step, 2)})
+    sides = Sides.of(v1, v2)
+    docs = [w.doc for w in witnesses]
+    pairs, names = judge_pairs(docs, v1, v2) if docs else ([], None)
+    for n, (w, (a, b)) in enumerate(zip(witnesses, pairs, strict=True), 1):
+        diffs, renumbered = compare(a, b, sides)
+        if not diffs:
+            report.errors.append({"id": "witness", "line": n, "error": [
+                {"path": "$", "expected": "a difference (the search and the engine disagree)"}]})
+        report.record(diffs, renumbered, n, names)
+        for diff in diffs:
+            entry = report.kinds[(diff.kind, diff.category)]
+            if entry.witness is None:
+                entry.witness = {"size": w.size, "object": diff.subject(names),
+                                 "snapshot": w.doc,
+                                 "from": show_value(diff.key, diff.before, names),
+                                 "to": show_value(diff.key, diff.after, names),
+                                 "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+        report.judged += 1
+    _explain_witnesses(report, v1, v2, ())
+    report.seconds = time.perf_counter() - start
+    return report
