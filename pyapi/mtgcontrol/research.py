@@ -1133,6 +1133,12 @@ def _usage(where: str, expected: str) -> Any:
     return InputProblem("mtgcontrol", where, expected)
 
 
+def _progress(args: argparse.Namespace) -> Any:
+    if getattr(args, "quiet", False):
+        return None
+    return lambda message: print(f"  ... {message}", file=sys.stderr, flush=True)
+
+
 def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     v1 = catalog.resolve(args.from_version)
     v2 = catalog.resolve(args.to_version)
@@ -1141,9 +1147,18 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     if args.exhaustive:
         if args.corpus is not None:
             raise InputError([_usage("CORPUS.jsonl", "no corpus with --exhaustive")])
-        report = impact_exhaustive(_bounds(args), v1, v2, changes,
-                                   batch_size=max(args.batch_size, 1000))
+        if args.enumerate or changes:
+            # A proposal is global to a grounding, so with --change the two sides
+            # cannot share one search program: generate and test instead.
+            report = impact_exhaustive(_bounds(args), v1, v2, changes,
+                                       batch_size=max(args.batch_size, 1000))
+        else:
+            from .search import impact_search
+
+            report = impact_search(_bounds(args), v1, v2, _progress(args))
     else:
+        if args.enumerate:
+            raise InputError([_usage("--enumerate", "only with --exhaustive")])
         if args.corpus is None:
             raise InputError([_usage("CORPUS.jsonl", "a corpus file (or '-'), or --exhaustive")])
         try:
@@ -1164,10 +1179,24 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
-    version = catalog.resolve(args.rules)
-    report = verify(_bounds(args), version, changes)
+    from .search import builtin_invariants, load_invariant, verdicts_text, verify_all
+
+    if args.all_versions and args.rules is not None:
+        raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
+    versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
+    invariants = []
+    for path in args.invariant:
+        try:
+            invariants.append(load_invariant(path))
+        except OSError as err:
+            raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
+                             ) from None
+    verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
+                          _progress(args))
     if args.format == "json":
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
+                          "verdicts": [v.to_dict() for v in verdicts]},
+                         indent=2, ensure_ascii=False))
     else:
-        print(verify_text(report))
-    return 0 if report.ok() else 1
+        print(verdicts_text(verdicts, table=args.all_versions))
+    return 0 if all(v.holds for v in verdicts) else 1

@@ -16,6 +16,7 @@ optimisation).  Python never enumerates snapshots.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,13 @@ _REWRITES = (
     ("last(S,E,O,T), applies(S,E,O,T,P), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), K2 < K.",
      "last(S,E,O,T), applies(S,E,O,T,P), s_key_lt(S,O,T,E2,E)."),
 )
+
+
+SIZE_CAPS = """
+#external cap(K) : K = 1..no+ne.
+:- cap(K), n_objects(A), n_effects(B), A + B > K.
+#minimize{ 1@1,P : pl(P) }.
+"""
 
 
 def strip_show(text: str) -> str:
@@ -420,3 +428,39 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     _explain_witnesses(report, v1, v2, ())
     report.seconds = time.perf_counter() - start
     return report
+
+
+def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
+    """Readable verdicts: one line each (or a version x invariant table), then every
+    counterexample as a snapshot document that `mtgcontrol adjudicate` reads."""
+    out: list[str] = []
+    if table and verdicts:
+        names = list(dict.fromkeys(v.invariant.name for v in verdicts))
+        versions = list(dict.fromkeys(v.version for v in verdicts))
+        cell = {(v.version, v.invariant.name): v for v in verdicts}
+        width = max(len(n) for n in names) + 2
+        out.append(f"bounds: {bounds_text(verdicts[0].bounds)}")
+        out.append("invariant".ljust(width) + "".join(f"{v:<24}" for v in versions))
+        for n in names:
+            row = n.ljust(width)
+            for version in versions:
+                v = cell.get((version, n))
+                text = "" if v is None else (f"holds {v.seconds:.1f} s" if v.holds else
+                                             f"COUNTEREX. {v.size} {v.seconds:.1f} s")
+                row += f"{text:<24}"
+            out.append(row)
+        out.append("")
+    else:
+        out.extend(v.text() for v in verdicts)
+    for v in verdicts:
+        if not v.holds:
+            out.append("")
+            out.append(f"counterexample to {v.invariant.name} under {v.version} "
+                       f"(size {v.size}: fewest objects + effects, then players): "
+                       + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
+            out.append(json.dumps(v.counterexample, ensure_ascii=False))
+    held = sum(v.holds for v in verdicts)
+    out.append("")
+    out.append(f"{held} of {len(verdicts)} verdict(s) hold within the bounds"
+               + ("" if held == len(verdicts) else "; FAILED"))
+    return "\n".join(out)
