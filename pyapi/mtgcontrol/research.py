@@ -715,7 +715,15 @@ def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
         elif name == "g_source":
             objects[args[0]]["source"] = o(args[1])
         elif name == "g_ability":
-            objects[args[0]]["ability"] = args[1]
+            objects[args[0]]["ability"] = "delayed-triggered" if args[1] == "delayed" \
+                else args[1]
+        elif name == "g_face_up":
+            objects[args[0]]["turned_face_up_at"] = args[1]
+        elif name == "g_static_created":
+            objects[args[0]]["created_by_static_of"] = {"object": o(args[1]), "at": args[2],
+                                                        "via": args[3]}
+        elif name == "g_static_named":
+            effects[args[0]]["source"] = o(args[1])
         elif name == "g_activated":
             objects[args[0]]["activated"] = {"at": args[1], "by": p(args[2])}
         elif name == "g_triggered":
@@ -735,7 +743,8 @@ def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
             effects[args[0]]["duration"] = "end-of-turn"
             effects[args[0]]["ended_at"] = args[1]
     for n, kinds in types.items():
-        order = ("artifact", "enchantment", "aura", "creature", "plane", "dungeon")
+        order = ("artifact", "enchantment", "aura", "creature", "plane", "phenomenon",
+                 "dungeon", "conspiracy")
         objects[n]["types"] = sorted(kinds, key=order.index)
     effect_list = []
     for n in sorted(effects):
