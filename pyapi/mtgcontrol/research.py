@@ -781,7 +781,7 @@ class Bounds:
         return {"players": self.players, "objects": self.objects, "effects": self.effects}
 
 
-def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None
+def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None, late: bool = False
              ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Every generated snapshot within ``bounds``, by increasing size (objects +
     effects), then number of players: (size, document)."""
@@ -791,7 +791,8 @@ def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None
             for objects in range(max(1, size - bounds.effects), min(bounds.objects, size) + 1):
                 effects = size - objects
                 ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
-                                      f"-c no={objects}", f"-c ne={effects}"])
+                                      f"-c no={objects}", f"-c ne={effects}",
+                                      f"-c late={int(late)}"])
                 ctl.add("base", [], generator_text())
                 ctl.ground([("base", [])])
                 count = 0
@@ -824,7 +825,7 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     sides = Sides.of(v1, v2, changes)
     start = time.perf_counter()
     counter = 0
-    for batch in _batches(generate(bounds, report.per_size), batch_size):
+    for batch in _batches(generate(bounds, report.per_size, late=True), batch_size):
         pairs, names = judge_pairs([doc for _, doc in batch], v1, v2, changes)
         for (size, doc), (a, b) in zip(batch, pairs, strict=True):
             counter += 1

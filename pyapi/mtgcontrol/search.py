@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 import clingo
+from clingo import ast
 
 from . import catalog
 from .facts import Names, default_now, snapshot_facts
@@ -155,13 +156,15 @@ class Search:
     """One grounding of generator + bridge + rules + goal; solved with size caps."""
 
     def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
-                 goal: str, changes: Sequence[str] = (), show: str = "") -> None:
+                 goal: str, changes: Sequence[str] = (), show: str = "",
+                 late: bool = False) -> None:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
         self.ctl = clingo.Control(
             ["--warn=none", "--opt-mode=opt", f"-c np={bounds.players}",
-             f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0"],
+             f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
+             f"-c late={int(late)}"],
             logger=lambda _code, text: self.messages.append(text))
         versions = sorted({v for _, v in slots}, key=lambda v: v.name)
         slot_facts = "\n".join(f"slot({s},{v.const})." for s, v in slots)
@@ -219,10 +222,6 @@ def bounds_text(bounds: Bounds) -> str:
 # Verify
 
 
-GOAL = """
-fail_any :- fail(_,_,_).
-:- not fail_any.
-"""
 VERIFY_SHOW = "#show fail/3.\n"
 
 
@@ -307,25 +306,77 @@ def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invar
     return [{"what": w, "object": o} for w, o in sorted(found)]
 
 
+class _Tagged(ast.Transformer):
+    """fail(S,What,X) -> ifail(I,S,What,X): invariant I's failures, apart from the others'."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+        term = node.symbol
+        if term.ast_type == ast.ASTType.Function and term.name == "fail" and \
+                len(term.arguments) == 3:
+            tag = ast.SymbolicTerm(term.location, clingo.Number(self.index))
+            return node.update(symbol=ast.Function(term.location, "ifail",
+                                                   [tag, *term.arguments], 0))
+        return node
+
+
+def tagged(invariants: Sequence[Invariant]) -> str:
+    """The invariant files as one text, each file's fail/3 tagged with its index (clingo's
+    AST, not text substitution), plus the goal: the failure of the invariant whose
+    external goal(I) is true."""
+    out: list[str] = []
+    for i, inv in enumerate(invariants):
+        try:
+            ast.parse_string(inv.text, lambda stm, i=i: out.append(str(_Tagged(i)(stm))))
+        except RuntimeError:
+            raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
+    out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
+    out.append("ifail_any(I) :- ifail(I,_,_,_).")
+    out.append(":- goal(I), not ifail_any(I).")
+    out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
+    return "\n".join(out)
+
+
+def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
+                   changes: Sequence[str] = (), progress: Progress | None = None
+                   ) -> list[Verdict]:
+    """Every invariant under one version: one grounding, one search per invariant."""
+    start = time.perf_counter()
+    search = Search(bounds, [(0, version)], tagged(invariants), changes)
+    grounded = time.perf_counter() - start
+    verdicts: list[Verdict] = []
+    for i, invariant in enumerate(invariants):
+        step = time.perf_counter()
+        for j in range(len(invariants)):
+            search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), i == j)
+        found = search.first(progress=progress, label=f"{version.name} {invariant.name}: ")
+        seconds = time.perf_counter() - step + (grounded if i == 0 else 0.0)
+        verdict = Verdict(version.name, invariant, bounds, seconds)
+        if found is not None:
+            doc = {"id": "counterexample", "rules": version.name, **found.doc}
+            verdict.counterexample = doc
+            verdict.size = found.size
+            verdict.failures = _failures(
+                clingo.Function("fail", a.arguments[1:]) for a in found.atoms
+                if a.name == "ifail")
+            verdict.reproduced = reproduce(doc, version, invariant, changes) == \
+                verdict.failures
+        verdicts.append(verdict)
+    return verdicts
+
+
 def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
                changes: Sequence[str] = (), progress: Progress | None = None) -> Verdict:
-    start = time.perf_counter()
-    search = Search(bounds, [(0, version)], invariant.text + GOAL, changes, VERIFY_SHOW)
-    found = search.first(progress=progress, label=f"{version.name} {invariant.name}: ")
-    verdict = Verdict(version.name, invariant, bounds, time.perf_counter() - start)
-    if found is not None:
-        doc = {"id": "counterexample", "rules": version.name, **found.doc}
-        verdict.counterexample = doc
-        verdict.size = found.size
-        verdict.failures = _failures(found.atoms)
-        verdict.reproduced = reproduce(doc, version, invariant, changes) == verdict.failures
-    return verdict
+    return verify_version(bounds, version, [invariant], changes, progress)[0]
 
 
 def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
                progress: Progress | None = None) -> list[Verdict]:
-    return [verify_one(bounds, v, inv, changes, progress) for v in versions for inv in invariants]
+    return [v for version in versions
+            for v in verify_version(bounds, version, invariants, changes, progress)]
 
 
 # ---------------------------------------------------------------------------------
@@ -386,7 +437,7 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
 
     report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
     start = time.perf_counter()
-    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"))
+    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True)
     excluded: set[FoundKind] = set()
     witnesses: list[Found] = []
     size = 1
