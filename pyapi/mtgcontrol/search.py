@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import clingo
 from clingo import ast
@@ -30,6 +31,7 @@ from clingo import ast
 from . import catalog
 from .facts import Names, default_now, snapshot_facts
 from .research import Bounds, ImpactReport, generator_text, model_to_doc
+from .research import _rule_order as _rule_key
 from .solve import NoRuling, Program
 
 Progress = Callable[[str], None]
@@ -461,8 +463,9 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     sides = Sides.of(v1, v2)
     docs = [w.doc for w in witnesses]
     pairs, names = judge_pairs(docs, v1, v2) if docs else ([], None)
-    for n, (w, (a, b)) in enumerate(zip(witnesses, pairs, strict=True), 1):
-        diffs, renumbered = compare(a, b, sides)
+    compared = [compare(a, b, sides) for a, b in pairs]
+    attribute(docs, [d for d, _ in compared], pairs, v1, v2, sides)
+    for n, (w, (diffs, renumbered)) in enumerate(zip(witnesses, compared, strict=True), 1):
         if not diffs:
             report.errors.append({"id": "witness", "line": n, "error": [
                 {"path": "$", "expected": "a difference (the search and the engine disagree)"}]})
@@ -515,3 +518,42 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
     out.append(f"{held} of {len(verdicts)} verdict(s) hold within the bounds"
                + ("" if held == len(verdicts) else "; FAILED"))
     return "\n".join(out)
+
+
+def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
+              pairs: Sequence[tuple[Any, Any]], v1: catalog.Version, v2: catalog.Version,
+              sides: Any) -> None:
+    """File each difference under the rule groups whose meaning decides it.
+
+    Counterfactually: a group in force on one side only is a cause of a
+    difference if switching it off on that side (``off(G)``, as a proposal
+    would) changes the fact there -- its value, or for a citation-only
+    difference the groups cited.  This finds rules the ruling does not cite
+    (e.g. a new timestamp rule that only moves an effect in timestamp order).
+    Where no one-sided group changes the fact, the cause found from citations
+    (``Sides.cause``) stays.
+    """
+    from .research import judge_one
+
+    if not docs:
+        return
+    named: dict[int, tuple[set[str], set[str]]] = {}
+    for index, (version, groups) in enumerate(((v1, sides.only_from), (v2, sides.only_to))):
+        for group in sorted(groups):
+            changed, _ = judge_one(docs, version, (f'off("{group}").',))
+            for i, found in enumerate(diffs):
+                view, other = pairs[i][index], pairs[i][1 - index]
+                for diff in found:
+                    before = view.facts.get(diff.key, (None, frozenset()))
+                    after = changed[i].facts.get(diff.key, (None, frozenset()))
+                    if before[0] != after[0] if diff.category == "meaning" else before != after:
+                        number = view.number(group)
+                        clash = "@" in group and number in other.cite.values()
+                        named.setdefault(id(diff), (set(), set()))[index].add(
+                            group if clash else number)
+    for found in diffs:
+        for diff in found:
+            if id(diff) in named:
+                left, right = named[id(diff)]
+                diff.cause = (tuple(sorted(left, key=_rule_key)),
+                              tuple(sorted(right, key=_rule_key)))
