@@ -141,3 +141,24 @@ def test_check_names_minimal_causes(tmp_path: Path) -> None:
     code, out = run_cli("check", "--causes", str(path))
     assert code == 1
     assert "minimal cause: $.objects[0].entered, $.players[1].left_at" in out
+
+
+# Changes of docs/cr-versions.md §4 each window's search finds at the bounds used here
+# (the rest need bigger snapshots: A3 and B4 have witnesses of size 4; the benchmark,
+# benchmarks/bench_search.py, searches the windows at 3 players, 4 objects, 2 effects).
+WINDOW_BOUNDS = {
+    ("2012-10-01", "2017-04-28"): (Bounds(2, 2, 1), {"A1", "A2", "A5", "A6"}),
+    ("2017-04-28", "2020-11-20"): (Bounds(2, 2, 1), {"B1", "B2", "B3", "B5"}),
+    ("2020-11-20", "2024-11-08"): (Bounds(2, 2, 1), {"C2", "C4"}),
+}
+
+
+@pytest.mark.parametrize("window", sorted(WINDOW_BOUNDS))
+def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -> None:
+    from mtgcontrol import cr_changes
+
+    bounds, wanted = WINDOW_BOUNDS[window]
+    report = impact_search(bounds, *(catalog.resolve(v) for v in window)).to_dict()
+    assert set(cr_changes.found(report)) >= wanted
+    assert not report.get("errors")
+    assert cr_changes.unexplained(report) == []

@@ -557,7 +557,7 @@ class ImpactReport:
         if self.bounds:
             out["bounds"] = self.bounds
             out["per_size"] = self.per_size
-        if self.mode == "corpus":
+        if self.mode == "corpus" or self.errors:
             out["errors"] = self.errors
         for category, title in (("meaning", "differences"), ("citation", "citation_only")):
             out[title] = [self._kind_dict(r) for r in self.ordered(category)]
