@@ -401,7 +401,7 @@ class FoundKind:
         facts += [f"xb({i},{g})." for g in sorted(self.to_groups)]
         value = "vdiff(K)" if self.meaning else "not vdiff(K)"
         return "\n".join(facts + [
-            f"#defined xa/2. #defined xb/2.",
+            "#defined xa/2. #defined xb/2.",
             f"xmis({i},K) :- pick(K), kg(0,K,G), not xa({i},G).",
             f"xmis({i},K) :- pick(K), xa({i},G), not kg(0,K,G).",
             f"xmis({i},K) :- pick(K), kg(1,K,G), not xb({i},G).",
@@ -434,8 +434,7 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
     a minimal witness: both versions in one program, the goal "some fact differs
     and is of no kind found yet"; after each witness its kinds are excluded."""
-    from .research import Sides, compare, judge_pairs, show_value
-    from .research import _explain_witnesses
+    from .research import Sides, _explain_witnesses, compare, judge_pairs, show_value
 
     report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
     start = time.perf_counter()
