@@ -159,12 +159,13 @@ class Search:
 
     def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
                  goal: str, changes: Sequence[str] = (), show: str = "",
-                 late: bool = False) -> None:
+                 late: bool = False, fewest_players: bool = True) -> None:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
         self.ctl = clingo.Control(
-            ["--warn=none", "--opt-mode=opt", f"-c np={bounds.players}",
+            ["--warn=none", f"--opt-mode={'opt' if fewest_players else 'ignore'}",
+             f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
              f"-c late={int(late)}"],
             logger=lambda _code, text: self.messages.append(text))
@@ -438,7 +439,10 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
 
     report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
     start = time.perf_counter()
-    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True)
+    # Witnesses with the fewest objects and effects; the number of players is not
+    # minimised (an optimality proof per witness costs more than it tells).
+    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True,
+                    fewest_players=False)
     excluded: set[FoundKind] = set()
     witnesses: list[Found] = []
     size = 1
