@@ -9,7 +9,7 @@ whether the target is met:
   --effects 2 within 120 s, with the token-owner change (B1);
 * impact --exhaustive on 2012-10-01 -> 2017-04-28, 2017-04-28 -> 2020-11-20 and
   2020-11-20 -> 2024-11-08 at 3 / 4 / 2, each within 180 s, together finding every
-  expressible change (cr_changes.CHANGES), each under its own rule.
+  expressible change (research/changes.py), each under its own rule.
 
     .venv/bin/python benchmarks/bench_search.py            # the targets
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
@@ -21,9 +21,10 @@ import argparse
 import sys
 import time
 
-from mtgcontrol import catalog, cr_changes
+from mtgcontrol import catalog
 from mtgcontrol.research import Bounds
-from mtgcontrol.search import builtin_invariants, impact_search, verify_version
+from mtgcontrol.research import changes as cr_changes
+from mtgcontrol.research.search import builtin_invariants, impact_search, verify_version
 
 
 def progress(message: str) -> None:

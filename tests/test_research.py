@@ -1,4 +1,4 @@
-"""mtgcontrol impact / verify (research.py): exhaustive search, corpus impact, proposals."""
+"""mtgcontrol impact / verify (research/): enumeration, corpus impact, proposals."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from mtgcontrol import catalog, research
 from mtgcontrol.api import adjudicate
 from mtgcontrol.cli import main
-from mtgcontrol.research import Bounds, generate, impact_exhaustive
+from mtgcontrol.research import Bounds, generate, impact_exhaustive, views
 from mtgcontrol.validate import problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,13 +81,13 @@ def test_version_against_itself_finds_nothing() -> None:
 def test_without_a_proposal_both_versions_share_one_grounding(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = research._solve_views
+    real = views._solve_views
 
     def counting(program: Any, facts: Any, *rest: Any) -> Any:
         calls.append(len(facts))
         return real(program, facts, *rest)
 
-    monkeypatch.setattr(research, "_solve_views", counting)
+    monkeypatch.setattr(views, "_solve_views", counting)
     docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]
     research.judge_pairs(docs, V2017, V2020)
     assert calls == [40]

@@ -14,7 +14,7 @@ from mtgcontrol import catalog, research
 from mtgcontrol.causes import minimal_causes
 from mtgcontrol.cli import main
 from mtgcontrol.research import Bounds, impact_exhaustive
-from mtgcontrol.search import builtin_invariants, impact_search, load_invariant, verify_one
+from mtgcontrol.research.search import builtin_invariants, impact_search, load_invariant, verify_one
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
 INVARIANTS = {i.name: i for i in builtin_invariants()}
@@ -155,7 +155,7 @@ WINDOW_BOUNDS = {
 
 @pytest.mark.parametrize("window", sorted(WINDOW_BOUNDS))
 def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -> None:
-    from mtgcontrol import cr_changes
+    from mtgcontrol.research import changes as cr_changes
 
     bounds, wanted = WINDOW_BOUNDS[window]
     report = impact_search(bounds, *(catalog.resolve(v) for v in window)).to_dict()

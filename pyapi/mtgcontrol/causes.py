@@ -22,8 +22,8 @@ import clingo
 
 from . import catalog
 from .facts import Names, default_now, snapshot_facts
+from .research.search import strip_show
 from .ruling import Violation, violation
-from .search import strip_show
 from .solve import Program
 
 SHOW = "#show s_violation(S,N,C,X,Y) : error(S,G,C,X,Y), cite(S,G,N).\n"

@@ -28,11 +28,14 @@ from typing import Any
 import clingo
 from clingo import ast
 
-from . import catalog
-from .facts import Names, default_now, snapshot_facts
-from .research import Bounds, ImpactReport, generator_text, model_to_doc
-from .research import _rule_order as _rule_key
-from .solve import NoRuling, Program
+from .. import catalog
+from ..facts import Names, default_now, snapshot_facts
+from ..solve import NoRuling, Program
+from .gen import Bounds, generator_text, model_to_doc
+from .impact import _explain_witnesses
+from .reports import ImpactReport
+from .views import Sides, compare, judge_one, judge_pairs, show_value
+from .views import _rule_order as _rule_key
 
 Progress = Callable[[str], None]
 
@@ -435,8 +438,6 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
     a minimal witness: both versions in one program, the goal "some fact differs
     and is of no kind found yet"; after each witness its kinds are excluded."""
-    from .research import Sides, _explain_witnesses, compare, judge_pairs, show_value
-
     report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
     start = time.perf_counter()
     # Witnesses with the fewest objects and effects; the number of players is not
@@ -536,8 +537,6 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
     Where no one-sided group changes the fact, the cause found from citations
     (``Sides.cause``) stays.
     """
-    from .research import judge_one
-
     if not docs:
         return
     named: dict[int, tuple[set[str], set[str]]] = {}
