@@ -75,13 +75,13 @@ def expected(v1: str, v2: str) -> list[Change]:
 
 
 def found(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The first kind of difference in meaning (JSON report) matching each change."""
+    """For each change, the kind of difference in meaning (JSON report) filed under it
+    with the smallest witness."""
     out: dict[str, dict[str, Any]] = {}
     for change in expected(report["from"], report["to"]):
-        for kind in report["differences"]:
-            if change.matches(kind):
-                out[change.id] = kind
-                break
+        matching = [k for k in report["differences"] if change.matches(k)]
+        if matching:
+            out[change.id] = min(matching, key=lambda k: (k["witness"]["size"], k["label"]))
     return out
 
 
