@@ -162,3 +162,31 @@ def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -
     assert set(cr_changes.found(report)) >= wanted
     assert not report.get("errors")
     assert cr_changes.unexplained(report) == []
+
+
+def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
+    """613.7f (613.6e in 2017) is not cited by the ruling; the counterfactual
+    attribution still files the difference under it (issue 12, item 2)."""
+    from mtgcontrol.research.search import attribute
+    from mtgcontrol.research.views import Sides, compare, judge_pairs
+
+    v2012 = catalog.resolve("2012-10-01")
+    doc = {"players": ["p1", "p2"], "now": 4, "objects": [
+        {"id": "o1", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "p1"}, "entered": {"at": 1, "under": "p1"},
+         "turned_face_up_at": 3},
+        {"id": "o2", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "p2"}, "entered": {"at": 1, "under": "p2"}}],
+        "effects": [
+        {"id": "e1", "kind": "control", "origin": "static", "source": "o1", "objects": ["o2"],
+         "timestamp": 1},
+        {"id": "e2", "kind": "control", "origin": "resolution", "source": "o2", "player": "p2",
+         "objects": ["o2"], "timestamp": 2}]}
+    sides = Sides.of(v2012, V2017)
+    pairs, names = judge_pairs([doc], v2012, V2017)
+    diffs = [compare(a, b, sides)[0] for a, b in pairs]
+    assert [d.cause for d in diffs[0]] == [((), ())]  # no one-sided rule is cited
+    attribute([doc], diffs, pairs, v2012, V2017, sides)
+    (diff,) = diffs[0]
+    assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
+    assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
