@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         problems(doc, "bench")
     validation = time.process_time() - start
     grounding = [0.0]
-    real_solve_views = research._solve_views
+    real_solve_views = research.views._solve_views
 
     def timed(*a: object, **k: object) -> object:
         begin = time.process_time()
@@ -96,12 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             grounding[0] += time.process_time() - begin
 
-    research._solve_views = timed  # type: ignore[assignment]
+    research.views._solve_views = timed  # type: ignore[assignment]
     start = time.process_time()
     report = research.impact_corpus(list(enumerate(lines, 1)), catalog.resolve(V1),
                                     catalog.resolve(V2))
     total = time.process_time() - start
-    research._solve_views = real_solve_views  # type: ignore[assignment]
+    research.views._solve_views = real_solve_views  # type: ignore[assignment]
     print(f"impact in process: {total:.1f} s cpu = validation ~{validation:.1f} s + "
           f"ground, solve and read {grounding[0]:.1f} s + rest "
           f"{total - validation - grounding[0]:.1f} s; {report.judged} judged, "

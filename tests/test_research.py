@@ -1,4 +1,4 @@
-"""mtgcontrol impact / verify (research.py): exhaustive search, corpus impact, proposals."""
+"""mtgcontrol impact / verify (research/): enumeration, corpus impact, proposals."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from mtgcontrol import catalog, research
 from mtgcontrol.api import adjudicate
 from mtgcontrol.cli import main
-from mtgcontrol.research import Bounds, generate, impact_exhaustive
+from mtgcontrol.research import Bounds, generate, impact_exhaustive, views
 from mtgcontrol.validate import problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,13 +81,13 @@ def test_version_against_itself_finds_nothing() -> None:
 def test_without_a_proposal_both_versions_share_one_grounding(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = research._solve_views
+    real = views._solve_views
 
     def counting(program: Any, facts: Any, *rest: Any) -> Any:
         calls.append(len(facts))
         return real(program, facts, *rest)
 
-    monkeypatch.setattr(research, "_solve_views", counting)
+    monkeypatch.setattr(views, "_solve_views", counting)
     docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]
     research.judge_pairs(docs, V2017, V2020)
     assert calls == [40]
@@ -147,14 +147,13 @@ def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
     assert "owner: 110.5a (2017-04-28) -> 111.2 (2020-11-20)" in text
 
 
-def test_verify_2026_small_bounds() -> None:
-    code, out = run_cli("verify", "--rules", "2026-08-07", "--players", "2", "--objects", "1",
-                        "--effects", "1", "--format", "json")
-    data = json.loads(out)
-    assert code == 0 and data["ok"] and data["snapshots"] > 100
-    assert not data["controller_failures"]
-    for entry in data["choices"] + data["violations"]:
-        assert entry["witness"]["snapshot"]["objects"]
+def test_verify_enumeration_2026_small_bounds() -> None:
+    """The generate-and-test verify (kept as the reference the search is compared with)."""
+    report = research.verify(Bounds(2, 1, 1), V2026)
+    assert report.ok() and report.judged > 100 and not report.failures
+    for table in (report.choices, report.violations):
+        for entry in table.values():
+            assert entry.witness is not None and entry.witness["snapshot"]["objects"]
 
 
 def test_proposal_impact_is_not_empty() -> None:

@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE|-")
     p.add_argument("--format", choices=("text", "html"), default="text",
                    help="text (default) or html (a summary page; needs -o)")
+    p.add_argument("--causes", action="store_true",
+                   help="for each violation, a minimal set of the snapshot's parts (JSON "
+                        "paths) that still causes it")
     _common(p)
     _page_options(p)
 
@@ -194,11 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "applied (docs/new-cr-release.md)")
 
     bounds = argparse.ArgumentParser(add_help=False)
-    bounds.add_argument("--players", type=int, default=2, help="players (default 2)")
-    bounds.add_argument("--objects", type=int, default=2, help="objects at most (default 2)")
-    bounds.add_argument("--effects", type=int, default=1, help="effects at most (default 1)")
+    bounds.add_argument("--players", type=int, default=3, help="players at most (default 3)")
+    bounds.add_argument("--objects", type=int, default=3, help="objects at most (default 3)")
+    bounds.add_argument("--effects", type=int, default=2, help="effects at most (default 2)")
     bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
                         help="text (default), json, or html (a summary page; needs -o)")
+    bounds.add_argument("--quiet", action="store_true",
+                        help="no progress (the bound being searched) on standard error")
     _page_options(bounds)
     bounds.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                         help="a proposal file layered over the rules (repeatable)")
@@ -216,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", dest="to_version", required=True, metavar="V2")
     p.add_argument("--exhaustive", action="store_true",
                    help="search all small snapshots instead of a corpus")
+    p.add_argument("--enumerate", action="store_true",
+                   help="with --exhaustive: generate and judge every snapshot (the old way; "
+                        "also used with --change) instead of one search")
     p.add_argument("--batch-size", type=int, default=500)
 
     p = sub.add_parser("verify", parents=[bounds],
@@ -225,6 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "version leave a permanent or spell without exactly one "
                                    "controller, leave a choice, or report a conflict.")
     p.add_argument("--rules", metavar="DATE", help="default: the newest")
+    p.add_argument("--all-versions", action="store_true",
+                   help="every supported version: a table version x invariant")
+    p.add_argument("--invariant", metavar="FILE.lp", action="append", default=[],
+                   help="an invariant file deriving fail(S,What,X) (repeatable); default: "
+                        "the built-in invariants")
     return parser
 
 
@@ -270,10 +283,12 @@ def _items(files: Sequence[str]) -> list[tuple[object, str]]:
     return items
 
 
-def _judge(args: argparse.Namespace) -> list[Ruling]:
+def _judge(args: argparse.Namespace, items: list[tuple[object, str]] | None = None
+           ) -> list[Ruling]:
     if args.rules is not None:
         catalog_check(args.rules)
-    results = list(adjudicate_many(_items(args.files), args.rules, _changes(args)))
+    items = _items(args.files) if items is None else items
+    results = list(adjudicate_many(items, args.rules, _changes(args)))
     found = [p for r in results if not isinstance(r, Ruling) for p in r.problems]
     if found:
         raise InputError(found)
@@ -316,11 +331,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     bad = 0
     if singles:
         args.files = singles
-        rulings = _judge(args)
-        for name, ruling in zip(singles, rulings, strict=True):
+        items = _items(singles)
+        rulings = _judge(args, items)
+        for name, (doc, _), ruling in zip(singles, items, rulings, strict=True):
+            causes = _causes(args, doc, ruling) if args.causes and ruling.violations else {}
             for v in ruling.violations:
                 bad += 1
                 print(f"{escaped(ruling.id or name)}: {v.rule} {v.code}: {escaped(v.message)}")
+                if args.causes:
+                    print(f"  minimal cause: {', '.join(causes.get(_vkey(v), ['?']))}")
         if not bad and not corpora:
             print(f"{len(rulings)} snapshot(s): no violations")
     for corpus in corpora:
@@ -366,6 +385,17 @@ def _check_corpus(source: str, args: argparse.Namespace) -> int:
           + summary(judged + errors, judged, errors, time.monotonic() - started),
           file=sys.stderr)
     return violations + errors
+
+
+def _vkey(v: object) -> tuple[str, str, tuple[str, ...]]:
+    return (v.rule, v.code, tuple(v.objects))  # type: ignore[attr-defined]
+
+
+def _causes(args: argparse.Namespace, doc: object, ruling: Ruling) -> dict[object, list[str]]:
+    from .causes import minimal_causes
+
+    version = catalog.resolve(ruling.rules)
+    return {_vkey(c.violation): c.paths for c in minimal_causes(doc, version, _changes(args))}
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

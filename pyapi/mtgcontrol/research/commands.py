@@ -1,0 +1,104 @@
+"""The `impact` and `verify` commands (cli.py calls them)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .. import catalog
+from ..api import InputError
+from .gen import Bounds
+from .impact import _numbered, impact_corpus, impact_exhaustive
+from .reports import impact_text
+
+# ---------------------------------------------------------------------------------
+# Commands
+
+
+def _bounds(args: argparse.Namespace) -> Bounds:
+    for name in ("players", "objects", "effects"):
+        value = getattr(args, name)
+        low = 1 if name != "effects" else 0
+        if not isinstance(value, int) or not low <= value <= 6:
+            raise InputError([_usage(f"--{name}", f"an integer from {low} to 6, got {value}")])
+    return Bounds(args.players, args.objects, args.effects)
+
+
+def _usage(where: str, expected: str) -> Any:
+    from ..validate import InputProblem
+
+    return InputProblem("mtgcontrol", where, expected)
+
+
+def _progress(args: argparse.Namespace) -> Any:
+    if getattr(args, "quiet", False):
+        return None
+    return lambda message: print(f"  ... {message}", file=sys.stderr, flush=True)
+
+
+def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
+    v1 = catalog.resolve(args.from_version)
+    v2 = catalog.resolve(args.to_version)
+    if args.batch_size < 1:
+        raise InputError([_usage("--batch-size", f"a positive integer, got {args.batch_size}")])
+    if args.exhaustive:
+        if args.corpus is not None:
+            raise InputError([_usage("CORPUS.jsonl", "no corpus with --exhaustive")])
+        if args.enumerate or changes:
+            # A proposal is global to a grounding, so with --change the two sides
+            # cannot share one search program: generate and test instead.
+            report = impact_exhaustive(_bounds(args), v1, v2, changes,
+                                       batch_size=max(args.batch_size, 1000))
+        else:
+            from .search import impact_search
+
+            report = impact_search(_bounds(args), v1, v2, _progress(args))
+    else:
+        if args.enumerate:
+            raise InputError([_usage("--enumerate", "only with --exhaustive")])
+        if args.corpus is None:
+            raise InputError([_usage("CORPUS.jsonl", "a corpus file (or '-'), or --exhaustive")])
+        try:
+            stream = sys.stdin.buffer if args.corpus == "-" else open(  # noqa: SIM115
+                args.corpus, "rb")
+        except OSError as err:
+            raise InputError([_usage(args.corpus, f"a readable file ({err.strerror})")]) from None
+        try:
+            from ..progress import counted  # a progress bar on a terminal
+
+            report = impact_corpus(counted(_numbered(stream)), v1, v2, changes,
+                                   args.batch_size)
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+    if args.format == "json":
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(impact_text(report))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
+    from .search import builtin_invariants, load_invariant, verdicts_text, verify_all
+
+    if args.all_versions and args.rules is not None:
+        raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
+    versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
+    invariants = []
+    for path in args.invariant:
+        try:
+            invariants.append(load_invariant(path))
+        except OSError as err:
+            raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
+                             ) from None
+    verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
+                          _progress(args))
+    if args.format == "json":
+        print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
+                          "verdicts": [v.to_dict() for v in verdicts]},
+                         indent=2, ensure_ascii=False))
+    else:
+        print(verdicts_text(verdicts, table=args.all_versions))
+    return 0 if all(v.holds for v in verdicts) else 1

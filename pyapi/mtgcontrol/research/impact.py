@@ -1,0 +1,149 @@
+"""Impact over a corpus, and over every generated snapshot by enumeration
+(``--enumerate``; the search is search.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from .. import catalog
+from ..api import ErrorRecord, InputError, adjudicate_many, parse_json
+from ..validate import problems
+from .gen import Bounds, _batches, generate
+from .reports import ImpactReport
+from .views import Sides, compare, judge_pairs, show_value
+
+# ---------------------------------------------------------------------------------
+# Impact over a corpus
+
+
+def _numbered(stream: Iterable[bytes]) -> Iterator[tuple[int, str | None]]:
+    """Non-blank lines with their numbers; None for a line that is not UTF-8."""
+    for number, raw in enumerate(stream, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield number, None
+            continue
+        if line.strip():
+            yield number, line
+
+
+def impact_corpus(lines: Iterable[tuple[int, str | None]], v1: catalog.Version,
+                  v2: catalog.Version, changes: Sequence[str] = (),
+                  batch_size: int = 500) -> ImpactReport:
+    """Judge every valid line under both sides; bad lines become error records."""
+    report = ImpactReport(v1.name, v2.name, bool(changes), "corpus")
+    sides = Sides.of(v1, v2, changes)
+    start = time.perf_counter()
+    batch: list[tuple[int, str | None, dict[str, Any]]] = []
+
+    def flush() -> None:
+        pairs, names = judge_pairs([doc for _, _, doc in batch], v1, v2, changes)
+        for (number, name, _), (a, b) in zip(batch, pairs, strict=True):
+            diffs, renumbered = compare(a, b, sides)
+            report.record(diffs, renumbered, number, names, {"line": number, "snapshot": name})
+        report.judged += len(batch)
+        batch.clear()
+
+    for number, line in lines:
+        where = f"line {number}"
+        if line is None:
+            report.errors.append({"id": where, "line": number, "error": [
+                {"path": "$", "expected": "a line of UTF-8 text"}]})
+            continue
+        try:
+            doc = parse_json(line, where)
+        except InputError as err:
+            report.errors.append(_error(where, number, err.problems))
+            continue
+        found = problems(doc, where)
+        if found:
+            report.errors.append(_error(where, number, found))
+            continue
+        name = doc.get("id") if isinstance(doc.get("id"), str) else None
+        batch.append((number, name, doc))
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _error(name: str, line: int, found: Sequence[Any]) -> dict[str, Any]:
+    return {"id": found[0].snapshot if found else name, "line": line,
+            "error": [{"path": p.path, "expected": p.expected} for p in found]}
+
+
+def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
+                      changes: Sequence[str] = (), batch_size: int = 1000) -> ImpactReport:
+    """One smallest witness per kind of difference over every generated snapshot."""
+    report = ImpactReport(v1.name, v2.name, bool(changes), "exhaustive",
+                          bounds=bounds.to_dict())
+    sides = Sides.of(v1, v2, changes)
+    start = time.perf_counter()
+    counter = 0
+    for batch in _batches(generate(bounds, report.per_size, late=True), batch_size):
+        pairs, names = judge_pairs([doc for _, doc in batch], v1, v2, changes)
+        for (size, doc), (a, b) in zip(batch, pairs, strict=True):
+            counter += 1
+            diffs, renumbered = compare(a, b, sides)
+            report.record(diffs, renumbered, counter, names)
+            for diff in diffs:
+                entry = report.kinds[(diff.kind, diff.category)]
+                if entry.witness is None:
+                    entry.witness = {"size": size, "object": diff.subject(names),
+                                     "snapshot": doc,
+                                     "from": show_value(diff.key, diff.before, names),
+                                     "to": show_value(diff.key, diff.after, names),
+                                     "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+        report.judged += len(batch)
+    _explain_witnesses(report, v1, v2, changes)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _ruling_part(ruling: Any, object_id: str) -> dict[str, Any]:
+    """What a ruling says about one object, with its `because`, fate, choices, violations."""
+    data = ruling.to_dict()
+    out: dict[str, Any] = {}
+    obj = data["objects"].get(object_id)
+    if obj is not None:
+        out = {k: obj[k] for k in ("owner", "controller", "default_controller")}
+        out["because"] = [f"{b['rule']} {b['fact']}: {b['via']}" for b in obj["because"]
+                          if b["fact"] != "you"]
+    if object_id in data["left_game"]:
+        out["left_game"] = data["left_game"][object_id]
+    choices = [c for c in data["choices"] if c["object"] == object_id]
+    if choices:
+        out["choices"] = choices
+    if data["violations"]:
+        out["violations"] = [f"{v['rule']} {v['code']}: {v['message']}"
+                             for v in data["violations"]]
+    return out
+
+
+def _explain_witnesses(report: ImpactReport, v1: catalog.Version, v2: catalog.Version,
+                       changes: Sequence[str]) -> None:
+    """Judge the witnesses with the public API under both sides (one batch each)."""
+    witnesses = [e.witness for e in report.kinds.values() if e.witness is not None]
+    _attach_rulings(witnesses, v1.name, (), "ruling_from")
+    _attach_rulings(witnesses, v2.name, changes, "ruling_to")
+
+
+def _attach_rulings(witnesses: list[dict[str, Any]], version: str, changes: Sequence[str],
+                    slot: str) -> None:
+    for w in witnesses:
+        if w["snapshot"].get("id") != "witness":
+            w["snapshot"] = {"id": "witness", **w["snapshot"]}
+    items = [(w["snapshot"], "witness") for w in witnesses]
+    for w, ruling in zip(witnesses, adjudicate_many(items, version, changes, batch_size=1000),
+                         strict=True):
+        if isinstance(ruling, ErrorRecord):  # a generator bug: say so in the report
+            w[slot] = {"violations": [f"invalid snapshot: {p}" for p in ruling.problems]}
+        else:
+            w[slot] = _ruling_part(ruling, w["object"].split(",")[0])
+
+

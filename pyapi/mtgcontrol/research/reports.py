@@ -1,0 +1,273 @@
+"""Impact reports: kinds of difference, causes, witnesses; text output of impact
+and of the enumerating verify."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..facts import Names
+from .views import Difference, Kind, show_value
+
+if TYPE_CHECKING:
+    from .verify import VerifyReport
+
+# ---------------------------------------------------------------------------------
+# Reports
+
+
+Cause = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def cause_label(cause: Cause, v1: str, v2: str) -> str:
+    left = ", ".join(cause[0]) or "no one-sided rule cited"
+    right = ", ".join(cause[1]) or "no one-sided rule cited"
+    return f"{left} ({v1}) -> {right} ({v2})"
+
+
+@dataclass
+class Tally:
+    """How many distinct snapshots; they arrive one after the other, so a set is not needed."""
+
+    count: int = 0
+    last: Any = None
+
+    def add(self, snapshot: Any) -> None:
+        if snapshot != self.last:
+            self.count += 1
+            self.last = snapshot
+
+    def __len__(self) -> int:
+        return self.count
+
+
+@dataclass
+class KindReport:
+    kind: Kind
+    category: str
+    count: int = 0                 # facts (object, fact) that differ this way
+    snapshots: Tally = field(default_factory=Tally)
+    causes: dict[Cause, int] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    witness: dict[str, Any] | None = None
+
+
+@dataclass
+class ImpactReport:
+    from_version: str
+    to_version: str
+    proposal: bool
+    mode: str
+    judged: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    kinds: dict[tuple[Kind, str], KindReport] = field(default_factory=dict)
+    causes: dict[tuple[str, Cause], Tally] = field(default_factory=dict)
+    renumbered: dict[tuple[str, tuple[str, ...], tuple[str, ...]], int] = field(
+        default_factory=dict)
+    changed_snapshots: Tally = field(default_factory=Tally)
+    seconds: float = 0.0
+    bounds: dict[str, int] = field(default_factory=dict)
+    per_size: list[dict[str, int]] = field(default_factory=list)
+
+    def to_side(self) -> str:
+        return self.to_version + (" + proposal" if self.proposal else "")
+
+    def record(self, diffs: list[Difference], renumbered: Iterable[Any], snapshot: Any,
+               names: Names, item: dict[str, Any] | None = None) -> None:
+        """Count one snapshot's differences; ``item`` (corpus mode) names the snapshot."""
+        for diff in diffs:
+            entry = self.kinds.get((diff.kind, diff.category))
+            if entry is None:
+                entry = self.kinds[(diff.kind, diff.category)] = KindReport(
+                    diff.kind, diff.category)
+            entry.count += 1
+            entry.snapshots.add(snapshot)
+            entry.causes[diff.cause] = entry.causes.get(diff.cause, 0) + 1
+            self.causes.setdefault((diff.category, diff.cause), Tally()).add(snapshot)
+            if item is not None:
+                entry.items.append({**item, "object": diff.subject(names),
+                                    "from": show_value(diff.key, diff.before, names),
+                                    "to": show_value(diff.key, diff.after, names)})
+            if diff.category == "meaning":
+                self.changed_snapshots.add(snapshot)
+        for key in renumbered:
+            self.renumbered[key] = self.renumbered.get(key, 0) + 1
+
+    def ordered(self, category: str) -> list[KindReport]:
+        return sorted((r for r in self.kinds.values() if r.category == category),
+                      key=lambda r: (r.kind.fact, r.kind.from_rules, r.kind.to_rules))
+
+    def main_cause(self, r: KindReport) -> Cause:
+        if r.witness is not None:
+            return tuple(tuple(x) for x in r.witness["cause"])  # type: ignore[return-value]
+        return max(r.causes.items(), key=lambda kv: (kv[1], kv[0]))[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        v1, v2 = self.from_version, self.to_side()
+        out: dict[str, Any] = {
+            "from": self.from_version, "to": self.to_version, "proposal": self.proposal,
+            "mode": self.mode, "snapshots": self.judged,
+            "changed_snapshots": len(self.changed_snapshots), "seconds": round(self.seconds, 2)}
+        if self.bounds:
+            out["bounds"] = self.bounds
+            out["per_size"] = self.per_size
+        if self.mode == "corpus" or self.errors:
+            out["errors"] = self.errors
+        for category, title in (("meaning", "differences"), ("citation", "citation_only")):
+            out[title] = [self._kind_dict(r) for r in self.ordered(category)]
+            out[f"{title}_by_cause"] = [
+                {"from_rules": list(cause[0]), "to_rules": list(cause[1]),
+                 "label": cause_label(cause, v1, v2), "snapshots": len(snaps)}
+                for (cat, cause), snaps in sorted(self.causes.items(),
+                                                  key=lambda kv: -len(kv[1]))
+                if cat == category]
+        out["renumbered"] = [
+            {"fact": fact, "from_rules": list(a), "to_rules": list(b), "count": n}
+            for (fact, a, b), n in sorted(self.renumbered.items())]
+        return out
+
+    def _kind_dict(self, r: KindReport) -> dict[str, Any]:
+        v1, v2 = self.from_version, self.to_side()
+        d: dict[str, Any] = {
+            "fact": r.kind.fact, "from_rules": list(r.kind.from_rules),
+            "to_rules": list(r.kind.to_rules), "label": r.kind.label(v1, v2),
+            "count": r.count, "snapshots": len(r.snapshots),
+            "causes": [{"from_rules": list(c[0]), "to_rules": list(c[1]),
+                        "label": cause_label(c, v1, v2), "count": n}
+                       for c, n in sorted(r.causes.items(), key=lambda kv: -kv[1])]}
+        if self.mode == "corpus":
+            d["items"] = r.items
+        if r.witness is not None:
+            d["witness"] = r.witness
+        return d
+
+
+# ---------------------------------------------------------------------------------
+# Text output
+
+
+def _compact(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, separators=(", ", ": "), ensure_ascii=False)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if value is True:
+        return "yes"
+    if isinstance(value, list):
+        return " and ".join(value)
+    if isinstance(value, dict):
+        return f"{'/'.join(value['chooser'])} chooses: {' or '.join(value['outcomes'])}"
+    return str(value)
+
+
+def _ruling_lines(label: str, part: dict[str, Any], indent: str = "      ") -> list[str]:
+    lines = [f"{indent}{label}: owner {_show(part.get('owner'))}, controller "
+             f"{_show(part.get('controller'))}, default controller "
+             f"{_show(part.get('default_controller'))}"
+             + (f", {part['left_game']}" if "left_game" in part else "")]
+    lines.extend(f"{indent}  because {b}" for b in part.get("because", ()))
+    lines.extend(f"{indent}  choice: {c['chooser']} decides the {c['fact']}: "
+                 f"{' or '.join(c['outcomes'])} ({c['rule']})" for c in part.get("choices", ()))
+    lines.extend(f"{indent}  violation {v}" for v in part.get("violations", ()))
+    return lines
+
+
+def impact_text(report: ImpactReport, limit: int = 10) -> str:
+    v1, v2 = report.from_version, report.to_side()
+    out = [f"impact {v1} -> {v2} ({report.mode}): {report.judged} snapshot(s) judged in "
+           f"{report.seconds:.1f} s, {len(report.changed_snapshots)} with a difference in "
+           "meaning"]
+    if report.bounds:
+        b = report.bounds
+        out.append(f"bounds: up to {b['players']} player(s), {b['objects']} object(s), "
+                   f"{b['effects']} effect(s); smallest witness per kind of difference")
+    if report.mode == "corpus":
+        out.append(f"{len(report.errors)} line(s) could not be judged")
+        for err in report.errors[:limit]:
+            first = err["error"][0] if err["error"] else {"path": "$", "expected": "?"}
+            name = f" ({err['id']})" if err["id"] != f"line {err['line']}" else ""
+            out.append(f"  line {err['line']}{name}: {first['path']}: expected "
+                       f"{first['expected']}")
+        if len(report.errors) > limit:
+            out.append(f"  ... and {len(report.errors) - limit} more")
+    for category, title in (("meaning", "Differences in meaning"),
+                            ("citation", "Same facts, another rule cited")):
+        kinds = report.ordered(category)
+        by_cause: dict[Cause, list[KindReport]] = {}
+        for r in kinds:
+            by_cause.setdefault(report.main_cause(r), []).append(r)
+        out.append("")
+        out.append(f"{title}: {len(kinds)} kind(s), by the rule change responsible "
+                   "(one-sided rules cited for the object)")
+        for cause, group in sorted(by_cause.items(), key=lambda kv: (
+                -len(report.causes.get((category, kv[0]), Tally())), kv[0])):
+            snaps = len(report.causes.get((category, cause), Tally()))
+            out.append(f"== {cause_label(cause, v1, v2)}: {snaps} snapshot(s)")
+            for r in group:
+                out.extend(_kind_lines(report, r, limit))
+    renumbered = report.renumbered
+    out.append("")
+    out.append(f"Renumbered only (same facts, same rules, other numbers): "
+               f"{sum(renumbered.values())} citation(s)")
+    pairs: set[tuple[str, str]] = set()
+    for (_fact, a, b) in renumbered:
+        pairs |= {(x, y) for x, y in zip(a, b, strict=False) if x != y}
+    if pairs:
+        out.append("  " + ", ".join(f"{a} -> {b}" for (a, b) in sorted(pairs)))
+    return "\n".join(out)
+
+
+def _kind_lines(report: ImpactReport, r: KindReport, limit: int) -> list[str]:
+    v1, v2 = report.from_version, report.to_side()
+    out = [f"  * {r.kind.label(v1, v2)}  [{r.count} fact(s) in {len(r.snapshots)} snapshot(s)]"]
+    for item in r.items[:limit]:
+        name = f"line {item['line']}" + (f" ({item['snapshot']})" if item["snapshot"] else "")
+        out.append(f"      {name} {item['object']}: {_show(item['from'])} -> "
+                   f"{_show(item['to'])}")
+    if len(r.items) > limit:
+        out.append(f"      ... and {len(r.items) - limit} more (--format json lists all)")
+    w = r.witness
+    if w:
+        out.append(f"      witness (size {w['size']}), {w['object']}: {_show(w['from'])} -> "
+                   f"{_show(w['to'])}")
+        out.append(f"      snapshot: {_compact(w['snapshot'])}")
+        out.extend(_ruling_lines(v1, w["ruling_from"]))
+        out.extend(_ruling_lines(v2, w["ruling_to"]))
+    return out
+
+
+def verify_text(report: VerifyReport) -> str:
+    b = report.bounds
+    out = [f"verify {report.version}{' + proposal' if report.proposal else ''}: "
+           f"{report.judged} snapshot(s) with up to {b['players']} player(s), {b['objects']} "
+           f"object(s), {b['effects']} effect(s), judged in {report.seconds:.1f} s"]
+    for title, table in (("Permanents or spells without exactly one controller (a "
+                          "violation naming the object means the rules reject the snapshot)",
+                          report.failures),
+                         ("Choices left to players", report.choices),
+                         ("Violations", report.violations)):
+        out.append("")
+        out.append(f"{title}: {len(table)} kind(s)")
+        for (what, rules), entry in sorted(table.items()):
+            w = entry.witness
+            assert w is not None
+            out.append(f"* {what} ({', '.join(rules) or 'no rule cited'})  "
+                       f"[{entry.count} snapshot(s)]")
+            out.append(f"    witness (size {w['size']}), object {w['object']}")
+            out.append(f"    snapshot: {_compact(w['snapshot'])}")
+            out.extend(_ruling_lines(report.version, w["ruling"]))
+    out.append("")
+    if report.ok():
+        out.append("OK: every permanent and spell has exactly one controller"
+                   + (" (except in snapshots the rules reject with a violation)"
+                      if report.failures else ""))
+    else:
+        out.append(f"FAILED: {len(report.counterexamples())} kind(s) of permanent or spell "
+                   "with no controller or more than one, and no violation to explain it")
+    return "\n".join(out)
+
+

@@ -1,0 +1,561 @@
+"""Verification by search: one clingo program per question, the solver searches.
+
+A search program is ``encodings/generator.lp`` (with ``exact=0``: every
+snapshot of the fragment *up to* the bounds, as choice rules), the bridge
+``encodings/search/bridge.lp`` that turns the generated snapshot into the rules'
+input predicates for one slot per CR version judged, the rule encodings of those
+versions, and a goal: the negation of an invariant (``verify``) or "some fact
+differs between the two slots and is of no kind found yet" (``impact``).  An
+unsatisfiable program is a proof within the bounds; a model is a witness.
+
+Minimal witnesses: one grounding, solved under assumptions ``cap(k)`` for
+k = 1, 2, ... (at most k objects + effects), so the first witness found has the
+fewest objects and effects; within that size, the fewest players (an
+optimisation).  Python never enumerates snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import clingo
+from clingo import ast
+
+from .. import catalog
+from ..facts import Names, default_now, snapshot_facts
+from ..solve import NoRuling, Program
+from .gen import Bounds, generator_text, model_to_doc
+from .impact import _explain_witnesses
+from .reports import ImpactReport
+from .views import Sides, compare, judge_one, judge_pairs, show_value
+from .views import _rule_order as _rule_key
+
+Progress = Callable[[str], None]
+
+# Two rewrites of layer2.lp for grounding over choice rules.  The dependency
+# depth (ekey/5's third key) grows by one per dependency step; with inputs that
+# are facts the grounder stops where the chain stops, but over choice rules it
+# cannot see that, so the search bounds it by the number of effects (a chain of
+# dependencies goes through distinct effects).
+#
+# The comparisons of two effects' keys (bt/5, nt/5) join every possible key of
+# one effect with every possible key of the other (quadratic, and the search
+# makes keys many: timestamps are choices).  They are rewritten through a walk
+# down the ordered domain of keys: s_ge(S,O,T,E,V) says E's key on O at T is at
+# least V, so "K2 <= K" is one lookup.  Each rewrite replaces a join by atoms
+# defined to hold exactly when the join does, so the meaning is unchanged
+# (tests/test_search.py compares search and enumeration).  They belong in
+# layer2.lp (reported to the rules' maintainers).
+KEY_ORDER = """
+s_kdom((T,R,D)) :- time(T), R = 0..np-1, D = 0..ne.
+s_ksucc(V,W) :- s_kdom(V), W = #min{ X : s_kdom(X), X > V }, W != #sup.
+s_ge(S,O,T,E,K) :- ekey(S,E,O,T,K).
+s_ge(S,O,T,E,V) :- s_ge(S,O,T,E,W), s_ksucc(V,W).
+s_key_le(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ge(S,O,T,E,K2), E != E2.
+s_key_lt(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ksucc(K2,K3), s_ge(S,O,T,E,K3), E != E2.
+"""
+_REWRITES = (
+    ("ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1).",
+     "ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1), C < ne."),
+    ("bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), "
+     "K2 <= K.",
+     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), s_key_le(S,O,T,E2,E).\n"
+     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E)."),
+    ("last(S,E,O,T), applies(S,E,O,T,P), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), K2 < K.",
+     "last(S,E,O,T), applies(S,E,O,T,P), s_key_lt(S,O,T,E2,E)."),
+)
+
+
+SIZE_CAPS = """
+#external cap(K) : K = 1..no+ne.
+:- cap(K), n_objects(A), n_effects(B), A + B > K.
+#minimize{ 1@1,P : pl(P) }.
+"""
+
+
+def strip_show(text: str) -> str:
+    """Program text without its ``#show`` lines (a search shows its own)."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if skipping or line.lstrip().startswith("#show"):
+            skipping = not line.rstrip().endswith(".")
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
+    """The rule encodings of ``versions`` (and proposals) for a search program."""
+    text = strip_show(Program(tuple(versions), tuple(changes)).text())
+    for old, new in _REWRITES:
+        if old not in text:
+            raise RuntimeError(f"search.py: layer2.lp changed; update _REWRITES ({old})")
+        text = text.replace(old, new)
+    return text + KEY_ORDER
+
+
+@cache
+def search_file(name: str) -> str:
+    return (resources.files("mtgcontrol.encodings") / "search" / name).read_text(
+        encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------
+# Invariants
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """An ASP file deriving ``fail(S,What,X)`` when the invariant fails."""
+
+    name: str
+    summary: str
+    text: str
+
+
+def _summary(text: str) -> str:
+    first = text.splitlines()[0] if text.strip() else ""
+    return first.lstrip("% ").strip().rstrip(".") if first.startswith("%") else ""
+
+
+def builtin_invariants() -> list[Invariant]:
+    root = resources.files("mtgcontrol.encodings") / "invariants"
+    found = sorted((p for p in root.iterdir() if p.name.endswith(".lp")), key=lambda p: p.name)
+    order = ("one-controller", "no-controller-elsewhere", "one-owner", "you-defined",
+             "no-open-choice", "no-violation")
+    out = []
+    for path in found:
+        text = path.read_text(encoding="utf-8")
+        out.append(Invariant(path.name[:-3], _summary(text), text))
+    return sorted(out, key=lambda i: (order.index(i.name) if i.name in order else 99, i.name))
+
+
+def load_invariant(path: str | Path) -> Invariant:
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    return Invariant(path.stem, _summary(text) or path.stem, text)
+
+
+# ---------------------------------------------------------------------------------
+# One search program, solved bound by bound
+
+
+@dataclass
+class Found:
+    """A witness: the generated snapshot and the atoms of the goal."""
+
+    size: int
+    doc: dict[str, object]
+    atoms: list[clingo.Symbol]
+
+
+class Search:
+    """One grounding of generator + bridge + rules + goal; solved with size caps."""
+
+    def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
+                 goal: str, changes: Sequence[str] = (), show: str = "",
+                 late: bool = False, fewest_players: bool = True) -> None:
+        self.bounds = bounds
+        self.max_size = bounds.objects + bounds.effects
+        self.messages: list[str] = []
+        self.ctl = clingo.Control(
+            ["--warn=none", f"--opt-mode={'opt' if fewest_players else 'ignore'}",
+             f"-c np={bounds.players}",
+             f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
+             f"-c late={int(late)}"],
+            logger=lambda _code, text: self.messages.append(text))
+        versions = sorted({v for _, v in slots}, key=lambda v: v.name)
+        slot_facts = "\n".join(f"slot({s},{v.const})." for s, v in slots)
+        try:
+            self.ctl.add("base", [], "\n".join((
+                generator_text(), search_file("bridge.lp"), rules_text(versions, changes),
+                slot_facts, SIZE_CAPS, goal, show)))
+            self.ctl.ground([("base", [])])
+        except RuntimeError:
+            raise NoRuling("the search program could not be grounded (an invariant or "
+                           "proposal file's error?): "
+                           + " ".join(m.strip() for m in self.messages)) from None
+        self._parts = 0
+
+    def add(self, text: str) -> None:
+        """Add rules or constraints (e.g. a kind found) for the following solves."""
+        self._parts += 1
+        name = f"step{self._parts}"
+        self.ctl.add(name, [], text)
+        self.ctl.ground([(name, [])])
+
+    def solve_at(self, size: int) -> Found | None:
+        """The best witness with at most ``size`` objects + effects, or None."""
+        for k in range(1, self.max_size + 1):
+            self.ctl.assign_external(clingo.Function("cap", [clingo.Number(k)]), k == size)
+        best: list[clingo.Symbol] | None = None
+        with self.ctl.solve(yield_=True) as handle:
+            for model in handle:
+                best = list(model.symbols(shown=True))
+        if best is None:
+            return None
+        generated = [s for s in best if s.name.startswith("g_")]
+        return Found(size, model_to_doc(generated), [s for s in best
+                                                      if not s.name.startswith("g_")])
+
+    def first(self, start: int = 1, progress: Progress | None = None,
+              label: str = "") -> Found | None:
+        """The smallest witness of size >= ``start`` (sizes below were searched)."""
+        for size in range(max(1, start), self.max_size + 1):
+            if progress is not None:
+                progress(f"{label}searching snapshots with {size} object(s) + effect(s) "
+                         f"(up to {self.bounds.players} players)")
+            found = self.solve_at(size)
+            if found is not None:
+                return found
+        return None
+
+
+def bounds_text(bounds: Bounds) -> str:
+    return (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
+            f"≤ {bounds.effects} effects")
+
+
+# ---------------------------------------------------------------------------------
+# Verify
+
+
+VERIFY_SHOW = "#show fail/3.\n"
+
+
+@dataclass
+class Verdict:
+    """One invariant under one version: holds within the bounds, or a counterexample."""
+
+    version: str
+    invariant: Invariant
+    bounds: Bounds
+    seconds: float
+    counterexample: dict[str, object] | None = None
+    size: int = 0
+    failures: list[dict[str, str]] | None = None
+    reproduced: bool | None = None
+
+    @property
+    def holds(self) -> bool:
+        return self.counterexample is None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "rules": self.version, "invariant": self.invariant.name,
+            "summary": self.invariant.summary, "bounds": self.bounds.to_dict(),
+            "holds": self.holds, "seconds": round(self.seconds, 2)}
+        if not self.holds:
+            out.update(size=self.size, failures=self.failures, reproduced=self.reproduced,
+                       counterexample=self.counterexample)
+        return out
+
+    def text(self) -> str:
+        head = f"{self.version} {self.invariant.name} ({self.invariant.summary})"
+        if self.holds:
+            return (f"{head}: holds for all snapshots with {bounds_text(self.bounds)} "
+                    f"({self.seconds:.1f} s)")
+        fails = ", ".join(f"{f['what']} {f['object']}" for f in self.failures or ())
+        return (f"{head}: COUNTEREXAMPLE of size {self.size} ({self.seconds:.1f} s): {fails}"
+                f"{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
+
+
+def _name_of(value: clingo.Symbol) -> str:
+    """A search id as the counterexample document names it (bridge.lp's ranges)."""
+    if value.type != clingo.SymbolType.Number:
+        return str(value)
+    n = value.number
+    if n == 0:
+        return "-"
+    if n > 20:
+        return f"e{n - 20}"
+    if n > 10:
+        return f"o{n - 10}"
+    return f"p{n}"
+
+
+def _failures(atoms: Iterable[clingo.Symbol]) -> list[dict[str, str]]:
+    out = {(str(a.arguments[1]), _name_of(a.arguments[2]))
+           for a in atoms if a.name == "fail" and len(a.arguments) == 3}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
+def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invariant,
+              changes: Sequence[str] = ()) -> list[dict[str, str]]:
+    """The invariant's failures in ``doc`` judged as `adjudicate` judges it (facts.py)."""
+    names = Names()
+    doc = {**doc, "id": doc.get("id", "counterexample")}
+    if "now" not in doc:
+        doc["now"] = default_now(doc)
+    facts = snapshot_facts(doc, 0, version.const, names)
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], "\n".join((strip_show(Program((version,), tuple(changes)).text()),
+                                   facts, invariant.text, VERIFY_SHOW)))
+    ctl.ground([("base", [])])
+    found: set[tuple[str, str]] = set()
+    with ctl.solve(yield_=True) as handle:
+        for model in handle:
+            for a in model.symbols(shown=True):
+                x = a.arguments[2]
+                name = names.name(x.number) if x.type == clingo.SymbolType.Number and \
+                    0 < x.number < len(names.names) else "-"
+                found.add((str(a.arguments[1]), name))
+            break
+    return [{"what": w, "object": o} for w, o in sorted(found)]
+
+
+class _Tagged(ast.Transformer):
+    """fail(S,What,X) -> ifail(I,S,What,X): invariant I's failures, apart from the others'."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+        term = node.symbol
+        if term.ast_type == ast.ASTType.Function and term.name == "fail" and \
+                len(term.arguments) == 3:
+            tag = ast.SymbolicTerm(term.location, clingo.Number(self.index))
+            return node.update(symbol=ast.Function(term.location, "ifail",
+                                                   [tag, *term.arguments], 0))
+        return node
+
+
+def tagged(invariants: Sequence[Invariant]) -> str:
+    """The invariant files as one text, each file's fail/3 tagged with its index (clingo's
+    AST, not text substitution), plus the goal: the failure of the invariant whose
+    external goal(I) is true."""
+    out: list[str] = []
+    for i, inv in enumerate(invariants):
+        try:
+            ast.parse_string(inv.text, lambda stm, i=i: out.append(str(_Tagged(i)(stm))))
+        except RuntimeError:
+            raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
+    out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
+    out.append("ifail_any(I) :- ifail(I,_,_,_).")
+    out.append(":- goal(I), not ifail_any(I).")
+    out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
+    return "\n".join(out)
+
+
+def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
+                   changes: Sequence[str] = (), progress: Progress | None = None
+                   ) -> list[Verdict]:
+    """Every invariant under one version: one grounding, one search per invariant."""
+    start = time.perf_counter()
+    search = Search(bounds, [(0, version)], tagged(invariants), changes)
+    grounded = time.perf_counter() - start
+    verdicts: list[Verdict] = []
+    for i, invariant in enumerate(invariants):
+        step = time.perf_counter()
+        for j in range(len(invariants)):
+            search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), i == j)
+        found = search.first(progress=progress, label=f"{version.name} {invariant.name}: ")
+        seconds = time.perf_counter() - step + (grounded if i == 0 else 0.0)
+        verdict = Verdict(version.name, invariant, bounds, seconds)
+        if found is not None:
+            doc = {"id": "counterexample", "rules": version.name, **found.doc}
+            verdict.counterexample = doc
+            verdict.size = found.size
+            verdict.failures = _failures(
+                clingo.Function("fail", a.arguments[1:]) for a in found.atoms
+                if a.name == "ifail")
+            verdict.reproduced = reproduce(doc, version, invariant, changes) == \
+                verdict.failures
+        verdicts.append(verdict)
+    return verdicts
+
+
+def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
+               changes: Sequence[str] = (), progress: Progress | None = None) -> Verdict:
+    return verify_version(bounds, version, [invariant], changes, progress)[0]
+
+
+def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
+               invariants: Sequence[Invariant], changes: Sequence[str] = (),
+               progress: Progress | None = None) -> list[Verdict]:
+    return [v for version in versions
+            for v in verify_version(bounds, version, invariants, changes, progress)]
+
+
+# ---------------------------------------------------------------------------------
+# Impact: every kind of difference, one minimal witness each
+
+
+@dataclass(frozen=True)
+class FoundKind:
+    """A kind as the search program sees it: a fact label, whether the value differs
+    (else only the cited groups), and the groups cited on each side."""
+
+    label: str
+    meaning: bool
+    from_groups: frozenset[str]
+    to_groups: frozenset[str]
+
+    def exclusion(self, i: int) -> str:
+        """Constraints ruling this kind out for ``pick/1`` (search/differ.lp)."""
+        facts = [f"xa({i},{g})." for g in sorted(self.from_groups)]
+        facts += [f"xb({i},{g})." for g in sorted(self.to_groups)]
+        value = "vdiff(K)" if self.meaning else "not vdiff(K)"
+        return "\n".join(facts + [
+            "#defined xa/2. #defined xb/2.",
+            f"xmis({i},K) :- pick(K), kg(0,K,G), not xa({i},G).",
+            f"xmis({i},K) :- pick(K), xa({i},G), not kg(0,K,G).",
+            f"xmis({i},K) :- pick(K), kg(1,K,G), not xb({i},G).",
+            f"xmis({i},K) :- pick(K), xb({i},G), not kg(1,K,G).",
+            f":- pick(K), label(K,{self.label}), {value}, not xmis({i},K)."])
+
+
+def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
+    """Every kind of difference a witness model shows (its dk/1 keys)."""
+    labels: dict[str, str] = {}
+    meaning: set[str] = set()
+    groups: dict[tuple[int, str], set[str]] = {}
+    keys: set[str] = set()
+    for a in atoms:
+        if a.name == "dk":
+            keys.add(str(a.arguments[0]))
+        elif a.name == "label":
+            labels[str(a.arguments[0])] = str(a.arguments[1])
+        elif a.name == "vdiff":
+            meaning.add(str(a.arguments[0]))
+        elif a.name == "kg":
+            groups.setdefault((a.arguments[0].number, str(a.arguments[1])), set()).add(
+                str(a.arguments[2]))
+    return {FoundKind(labels[k], k in meaning, frozenset(groups.get((0, k), ())),
+                      frozenset(groups.get((1, k), ()))) for k in keys}
+
+
+def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
+                  progress: Progress | None = None) -> ImpactReport:
+    """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
+    a minimal witness: both versions in one program, the goal "some fact differs
+    and is of no kind found yet"; after each witness its kinds are excluded."""
+    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
+    start = time.perf_counter()
+    # Witnesses with the fewest objects and effects; the number of players is not
+    # minimised (an optimality proof per witness costs more than it tells).
+    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True,
+                    fewest_players=False)
+    excluded: set[FoundKind] = set()
+    witnesses: list[Found] = []
+    size = 1
+    while True:
+        step = time.perf_counter()
+        found = search.first(size, progress, label=f"impact {v1.name} -> {v2.name}, "
+                                                     f"{len(excluded)} kind(s) found: ")
+        if found is None:
+            break
+        size = found.size
+        new = model_kinds(found.atoms) - excluded
+        if not new:
+            raise RuntimeError("impact search: a witness showed no new kind (search/differ.lp "
+                               "and the exclusion disagree)")
+        for kind in sorted(new, key=str):
+            search.add(kind.exclusion(len(excluded)))
+            excluded.add(kind)
+        witnesses.append(found)
+        report.per_size.append({"size": found.size, "new_kinds": len(new),
+                                "seconds": round(time.perf_counter() - step, 2)})
+    sides = Sides.of(v1, v2)
+    docs = [w.doc for w in witnesses]
+    pairs, names = judge_pairs(docs, v1, v2) if docs else ([], None)
+    compared = [compare(a, b, sides) for a, b in pairs]
+    attribute(docs, [d for d, _ in compared], pairs, v1, v2, sides)
+    for n, (w, (diffs, renumbered)) in enumerate(zip(witnesses, compared, strict=True), 1):
+        if not diffs:
+            report.errors.append({"id": "witness", "line": n, "error": [
+                {"path": "$", "expected": "a difference (the search and the engine disagree)"}]})
+        report.record(diffs, renumbered, n, names)
+        for diff in diffs:
+            entry = report.kinds[(diff.kind, diff.category)]
+            if entry.witness is None:
+                entry.witness = {"size": w.size, "object": diff.subject(names),
+                                 "snapshot": w.doc,
+                                 "from": show_value(diff.key, diff.before, names),
+                                 "to": show_value(diff.key, diff.after, names),
+                                 "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+        report.judged += 1
+    _explain_witnesses(report, v1, v2, ())
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
+    """Readable verdicts: one line each (or a version x invariant table), then every
+    counterexample as a snapshot document that `mtgcontrol adjudicate` reads."""
+    out: list[str] = []
+    if table and verdicts:
+        names = list(dict.fromkeys(v.invariant.name for v in verdicts))
+        versions = list(dict.fromkeys(v.version for v in verdicts))
+        cell = {(v.version, v.invariant.name): v for v in verdicts}
+        width = max(len(n) for n in names) + 2
+        out.append(f"bounds: {bounds_text(verdicts[0].bounds)}")
+        out.append("invariant".ljust(width) + "".join(f"{v:<24}" for v in versions))
+        for n in names:
+            row = n.ljust(width)
+            for version in versions:
+                v = cell.get((version, n))
+                text = "" if v is None else (f"holds {v.seconds:.1f} s" if v.holds else
+                                             f"COUNTEREX. {v.size} {v.seconds:.1f} s")
+                row += f"{text:<24}"
+            out.append(row)
+        out.append("")
+    else:
+        out.extend(v.text() for v in verdicts)
+    for v in verdicts:
+        if not v.holds:
+            out.append("")
+            out.append(f"counterexample to {v.invariant.name} under {v.version} "
+                       f"(size {v.size}: fewest objects + effects, then players): "
+                       + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
+            out.append(json.dumps(v.counterexample, ensure_ascii=False))
+    held = sum(v.holds for v in verdicts)
+    out.append("")
+    out.append(f"{held} of {len(verdicts)} verdict(s) hold within the bounds"
+               + ("" if held == len(verdicts) else "; FAILED"))
+    return "\n".join(out)
+
+
+def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
+              pairs: Sequence[tuple[Any, Any]], v1: catalog.Version, v2: catalog.Version,
+              sides: Any) -> None:
+    """File each difference under the rule groups whose meaning decides it.
+
+    Counterfactually: a group in force on one side only is a cause of a
+    difference if switching it off on that side (``off(G)``, as a proposal
+    would) changes the fact there -- its value, or for a citation-only
+    difference the groups cited.  This finds rules the ruling does not cite
+    (e.g. a new timestamp rule that only moves an effect in timestamp order).
+    Where no one-sided group changes the fact, the cause found from citations
+    (``Sides.cause``) stays.
+    """
+    if not docs:
+        return
+    named: dict[int, tuple[set[str], set[str]]] = {}
+    for index, (version, groups) in enumerate(((v1, sides.only_from), (v2, sides.only_to))):
+        for group in sorted(groups):
+            changed, _ = judge_one(docs, version, (f'off("{group}").',))
+            for i, found in enumerate(diffs):
+                view, other = pairs[i][index], pairs[i][1 - index]
+                for diff in found:
+                    before = view.facts.get(diff.key, (None, frozenset()))
+                    after = changed[i].facts.get(diff.key, (None, frozenset()))
+                    if before[0] != after[0] if diff.category == "meaning" else before != after:
+                        number = view.number(group)
+                        clash = "@" in group and number in other.cite.values()
+                        named.setdefault(id(diff), (set(), set()))[index].add(
+                            group if clash else number)
+    for found in diffs:
+        for diff in found:
+            if id(diff) in named:
+                left, right = named[id(diff)]
+                diff.cause = (tuple(sorted(left, key=_rule_key)),
+                              tuple(sorted(right, key=_rule_key)))

@@ -1,0 +1,127 @@
+"""verify by enumeration (generate and test): the reference the search is
+compared with at small bounds (tests/test_search.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import catalog
+from ..facts import Names
+from .gen import Bounds, _batches, generate
+from .impact import _attach_rulings
+from .reports import KindReport
+from .views import Key, Kind, judge_one, violation_objects
+
+# ---------------------------------------------------------------------------------
+# Verify
+
+
+@dataclass
+class VerifyReport:
+    version: str
+    proposal: bool
+    bounds: dict[str, int]
+    judged: int = 0
+    seconds: float = 0.0
+    failures: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    choices: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    violations: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    per_size: list[dict[str, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        def section(table: dict[tuple[str, tuple[str, ...]], KindReport]) -> list[dict[str, Any]]:
+            return [{"what": what, "rules": list(rules), "snapshots": r.count,
+                     "witness": r.witness} for (what, rules), r in sorted(table.items())]
+
+        return {"rules": self.version, "proposal": self.proposal, "bounds": self.bounds,
+                "snapshots": self.judged, "seconds": round(self.seconds, 2),
+                "per_size": self.per_size, "ok": self.ok(),
+                "controller_failures": section(self.failures),
+                "choices": section(self.choices), "violations": section(self.violations)}
+
+    def counterexamples(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Failures the rules do not explain by a violation of the snapshot itself."""
+        return [key for key in self.failures if "with violation" not in key[0]]
+
+    def ok(self) -> bool:
+        return not self.counterexamples()
+
+
+def _named(key: Key, names: Names, doc: dict[str, Any]) -> set[str]:
+    """Objects a violation is about: those it names, and those of the effects it names
+    (e.g. 613.7b names two effects with one timestamp on the same object)."""
+    found: set[str] = set()
+    for v in violation_objects(key):
+        space, name = names.names[v]
+        if space == "o":
+            found.add(name)
+            continue
+        for eff in doc.get("effects", ()):
+            if eff["id"] == name:
+                found.update(eff.get("objects", ()))
+                if eff.get("attached"):
+                    found.update(o["attached_to"] for o in doc["objects"]
+                                 if o["id"] == eff.get("source") and "attached_to" in o)
+    return found
+
+
+def _in_play(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {obj["id"]: obj for obj in doc["objects"]
+            if obj["zone"] in ("battlefield", "stack") and obj["kind"] != "ability"}
+
+
+def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = (),
+           batch_size: int = 1000) -> VerifyReport:
+    report = VerifyReport(version.name, bool(changes), bounds.to_dict())
+    start = time.perf_counter()
+    for batch in _batches(generate(bounds, report.per_size), batch_size):
+        views, names = judge_one([doc for _, doc in batch], version, changes)
+        for (size, doc), view in zip(batch, views, strict=True):
+            seen: set[tuple[str, str, tuple[str, ...]]] = set()
+            for oid in _in_play(doc):
+                o = names.of("o", oid)
+                value, groups = view.facts.get(("controller", o), (None, frozenset()))
+                if ("fate", o) in view.facts or ("choice", o, "controller") in view.facts:
+                    continue
+                count = 0 if value is None else len(value) if isinstance(value, tuple) else 1
+                if count != 1:
+                    what = "no controller" if count == 0 else "more than one controller"
+                    codes = sorted({str(k[1]).replace("_", "-") for k in view.facts
+                                    if k[0] == "violation" and oid in _named(k, names, doc)})
+                    if codes:  # the rules reject the snapshot itself
+                        what += ", with violation " + ", ".join(codes)
+                    _note(report.failures, seen, "f", what, view.numbers(groups), size, doc,
+                          oid)
+            for key, (_fact_value, groups) in view.facts.items():
+                if key[0] == "choice":
+                    _note(report.choices, seen, "c", f"choice of {key[2]}",
+                          view.numbers(groups), size, doc, names.name(key[1]))
+                elif key[0] == "violation":
+                    subject = ",".join(names.name(v) for v in violation_objects(key))
+                    _note(report.violations, seen, "v",
+                          f"violation {str(key[1]).replace('_', '-')}",
+                          view.numbers(groups), size, doc, subject)
+        report.judged += len(batch)
+    witnesses = [e.witness for table in (report.failures, report.choices, report.violations)
+                 for e in table.values() if e.witness is not None]
+    _attach_rulings(witnesses, version.name, changes, "ruling")
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _note(table: dict[tuple[str, tuple[str, ...]], KindReport],
+          seen: set[tuple[str, str, tuple[str, ...]]], tag: str, what: str,
+          rules: tuple[str, ...], size: int, doc: dict[str, Any], subject: str) -> None:
+    key = (what, rules)
+    entry = table.get(key)
+    if entry is None:
+        entry = table[key] = KindReport(Kind(what, rules, ()), tag)
+        entry.witness = {"size": size, "object": subject, "snapshot": doc}
+    if (tag, what, rules) not in seen:
+        seen.add((tag, what, rules))
+        entry.count += 1
+
+

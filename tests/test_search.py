@@ -1,0 +1,192 @@
+"""Verification by search (search.py): proofs within bounds, minimal counterexamples
+that reproduce, user invariants, impact as one search, minimal causes (causes.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from mtgcontrol import catalog, research
+from mtgcontrol.causes import minimal_causes
+from mtgcontrol.cli import main
+from mtgcontrol.research import Bounds, impact_exhaustive
+from mtgcontrol.research.search import builtin_invariants, impact_search, load_invariant, verify_one
+
+V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
+INVARIANTS = {i.name: i for i in builtin_invariants()}
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def test_builtin_invariants_are_the_documented_six() -> None:
+    assert list(INVARIANTS) == ["one-controller", "no-controller-elsewhere", "one-owner",
+                                "you-defined", "no-open-choice", "no-violation"]
+    assert all(i.summary for i in INVARIANTS.values())
+
+
+def test_an_invariant_that_holds() -> None:
+    verdict = verify_one(Bounds(2, 2, 1), V2026, INVARIANTS["one-owner"])
+    assert verdict.holds and verdict.counterexample is None
+    assert "holds for all snapshots with ≤ 2 players, ≤ 2 objects, ≤ 1 effects" in \
+        verdict.text()
+
+
+def test_a_minimal_counterexample_that_adjudicate_reproduces(tmp_path: Path) -> None:
+    # Before 2024 a may-cast copy of a card (112.2a) has no owner: size 1 is the minimum.
+    verdict = verify_one(Bounds(2, 2, 1), V2020, INVARIANTS["one-owner"])
+    assert not verdict.holds and verdict.size == 1 and verdict.reproduced
+    assert verdict.failures == [{"what": "no_owner", "object": "o1"}]
+    doc = verdict.counterexample
+    assert doc is not None and len(doc["objects"]) == 1 and not doc["effects"]
+    path = tmp_path / "counterexample.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out = run_cli("adjudicate", str(path))
+    ruling = json.loads(out)
+    assert code == 0 and ruling["objects"]["o1"]["owner"] is None
+    assert any(v["code"] == "no-owner" for v in ruling["violations"])
+    # The same snapshot under 2026-08-07 has its owner: the gap was closed.
+    code, out = run_cli("adjudicate", "--rules", "2026-08-07", str(path))
+    assert json.loads(out)["objects"]["o1"]["owner"] == doc["objects"][0]["created"]["by"]
+
+
+def test_a_user_invariant_file(tmp_path: Path) -> None:
+    path = tmp_path / "no-stolen-spell.lp"
+    path.write_text("% No permanent spell is stolen.\n"
+                    "fail(S,stolen,O) :- spell_put_by(S,O,P), entered(S,O,_,Q), P != Q.\n",
+                    encoding="utf-8")
+    invariant = load_invariant(path)
+    assert invariant.name == "no-stolen-spell" and invariant.summary == \
+        "No permanent spell is stolen"
+    verdict = verify_one(Bounds(2, 2, 1), V2026, invariant)
+    assert not verdict.holds and verdict.size == 2 and verdict.reproduced
+    code, out = run_cli("verify", "--rules", "2026-08-07", "--players", "2", "--objects", "2",
+                        "--effects", "1", "--invariant", str(path), "--quiet",
+                        "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and [v["invariant"] for v in data["verdicts"]] == ["no-stolen-spell"]
+    assert data["verdicts"][0]["counterexample"]["objects"][0]["entered"][
+        "spell_put_on_stack_by"]
+
+
+def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.lp"
+    path.write_text("fail(S,x,O) :- obj(S,O,_,_)\n", encoding="utf-8")
+    assert main(["verify", "--invariant", str(path), "--players", "2", "--objects", "1",
+                 "--effects", "0", "--quiet"]) == 2
+
+
+def test_all_versions_table() -> None:
+    code, out = run_cli("verify", "--all-versions", "--players", "2", "--objects", "1",
+                        "--effects", "0", "--quiet")
+    assert code == 1  # 2012-2020: the may-cast copy of a card has no owner
+    header = next(line for line in out.splitlines() if line.startswith("invariant"))
+    assert all(v.name in header for v in catalog.versions())
+    row = next(line for line in out.splitlines() if line.startswith("one-owner"))
+    assert row.count("COUNTEREX.") == 3 and row.count("holds") == 2
+
+
+@pytest.mark.parametrize("bounds", [Bounds(2, 1, 1), Bounds(2, 2, 0)])
+def test_search_matches_enumeration(bounds: Bounds) -> None:
+    """At small bounds the search finds the same kinds, with witnesses of the same size."""
+    for v1, v2 in ((V2017, V2020), (V2020, V2026)):
+        enumerated = impact_exhaustive(bounds, v1, v2)
+        searched = impact_search(bounds, v1, v2)
+        assert not searched.errors
+
+        def found(report: research.ImpactReport) -> set[tuple[object, ...]]:
+            return {(k, c, r.witness["size"]) for (k, c), r in report.kinds.items()
+                    if r.witness is not None}
+
+        assert found(searched) == found(enumerated)
+    # verify: the same verdict on one controller for every permanent and spell
+    for version in (V2017, V2026):
+        old = research.verify(bounds, version)
+        new = verify_one(bounds, version, INVARIANTS["one-controller"])
+        assert old.ok() == new.holds
+
+
+def test_search_impact_finds_the_token_owner_change() -> None:
+    report = impact_search(Bounds(2, 1, 0), V2017, V2020)
+    kinds = {(r.kind.fact, r.kind.from_rules, r.kind.to_rules): r
+             for r in report.kinds.values() if r.category == "meaning"}
+    witness = kinds[("owner", ("110.5a",), ("111.2",))].witness
+    assert witness is not None and witness["size"] == 1
+    assert witness["snapshot"]["objects"][0]["kind"] == "token"
+    assert not impact_search(Bounds(2, 2, 1), V2026, V2026).kinds
+
+
+def test_check_names_minimal_causes(tmp_path: Path) -> None:
+    doc = {"players": ["alice", {"id": "bob", "left_at": 10}, "carol"], "now": 14,
+           "objects": [{"id": "tok", "kind": "token", "zone": "battlefield",
+                        "types": ["creature"], "created": {"at": 12, "by": "alice"},
+                        "entered": {"at": 12, "under": "bob"}},
+                       {"id": "bear", "kind": "card", "zone": "battlefield",
+                        "types": ["creature"], "start": {"zone": "library", "player": "carol"},
+                        "entered": {"at": 3, "under": "carol"}}],
+           "effects": []}
+    causes = minimal_causes(doc, V2026)
+    assert [(c.violation.code, c.paths) for c in causes] == [
+        ("after-leaving", ["$.objects[0].entered", "$.players[1].left_at"])]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out = run_cli("check", "--causes", str(path))
+    assert code == 1
+    assert "minimal cause: $.objects[0].entered, $.players[1].left_at" in out
+
+
+# Changes of docs/cr-versions.md §4 each window's search finds at the bounds used here
+# (the rest need bigger snapshots: A3 and B4 have witnesses of size 4; the benchmark,
+# benchmarks/bench_search.py, searches the windows at 3 players, 4 objects, 2 effects).
+WINDOW_BOUNDS = {
+    ("2012-10-01", "2017-04-28"): (Bounds(2, 2, 1), {"A1", "A2", "A5", "A6"}),
+    ("2017-04-28", "2020-11-20"): (Bounds(2, 2, 1), {"B1", "B2", "B3", "B5"}),
+    ("2020-11-20", "2024-11-08"): (Bounds(2, 2, 1), {"C2", "C4"}),
+}
+
+
+@pytest.mark.parametrize("window", sorted(WINDOW_BOUNDS))
+def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -> None:
+    from mtgcontrol.research import changes as cr_changes
+
+    bounds, wanted = WINDOW_BOUNDS[window]
+    report = impact_search(bounds, *(catalog.resolve(v) for v in window)).to_dict()
+    assert set(cr_changes.found(report)) >= wanted
+    assert not report.get("errors")
+    assert cr_changes.unexplained(report) == []
+
+
+def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
+    """613.7f (613.6e in 2017) is not cited by the ruling; the counterfactual
+    attribution still files the difference under it (issue 12, item 2)."""
+    from mtgcontrol.research.search import attribute
+    from mtgcontrol.research.views import Sides, compare, judge_pairs
+
+    v2012 = catalog.resolve("2012-10-01")
+    doc = {"players": ["p1", "p2"], "now": 4, "objects": [
+        {"id": "o1", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "p1"}, "entered": {"at": 1, "under": "p1"},
+         "turned_face_up_at": 3},
+        {"id": "o2", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "p2"}, "entered": {"at": 1, "under": "p2"}}],
+        "effects": [
+        {"id": "e1", "kind": "control", "origin": "static", "source": "o1", "objects": ["o2"],
+         "timestamp": 1},
+        {"id": "e2", "kind": "control", "origin": "resolution", "source": "o2", "player": "p2",
+         "objects": ["o2"], "timestamp": 2}]}
+    sides = Sides.of(v2012, V2017)
+    pairs, names = judge_pairs([doc], v2012, V2017)
+    diffs = [compare(a, b, sides)[0] for a, b in pairs]
+    assert [d.cause for d in diffs[0]] == [((), ())]  # no one-sided rule is cited
+    attribute([doc], diffs, pairs, v2012, V2017, sides)
+    (diff,) = diffs[0]
+    assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
+    assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
