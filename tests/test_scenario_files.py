@@ -118,7 +118,8 @@ def test_pytest_collects_broken_scenario_files_as_errors(tmp_path: Path) -> None
     _write(folder, "a-misspelled.yaml", data)
     _write(folder, "b-broken.yaml", "intent: [\n")
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "-p", "mtgcontrol.pytest_plugin", str(folder)], capture_output=True, text=True, cwd=tmp_path)
+                             "-p", "mtgcontrol.pytest_plugin", str(folder)],
+                            capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode != 0
     assert "2 errors" in result.stdout and "'expcet'" in result.stdout
 
