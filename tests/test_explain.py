@@ -287,3 +287,20 @@ def test_loop_effect_rests_on_what_came_before_it() -> None:
     (reason,) = [r for r in exp.derivation("o2", "controller").because if r.rule == "613.1b"]
     assert "$.effects[0]" in [f.path for f in reason.facts]  # e1 gave o1 to alice first
     assert [(u.object, u.fact) for u in reason.uses] == [("o2", "default_controller")]
+
+
+def test_undecided_source_and_loop_with_a_player_gone() -> None:
+    """Whether an effect applies cannot be derived: each case says why, in its own code."""
+    doc = _scenario("layer2/215-undecided-candidate-does-not-block.yaml")
+    doc["effects"] = doc["effects"][:2] + [{
+        "id": "e3", "kind": "control", "origin": "resolution", "source": "o1", "player": "carol",
+        "objects": ["bear"], "timestamp": 5, "duration": "while-you-control-source"}]
+    exp = explain(doc)
+    assert exp.ruling.controller("bear") is None
+    assert _losses(exp, "bear")["e3"] == [("source_undecided", ["$.effects[2]", "$.objects[0]"])]
+    doc = _scenario("layer2/211-auras-enchanting-each-other-loop.yaml")
+    doc["players"] = ["alice", "bob", {"id": "carol", "left_at": 2}]
+    exp = explain(doc)
+    assert {v.rule for v in exp.ruling.violations} == {"613.8"}
+    assert _losses(exp, "o1")["e1"] == [("loop_player_left",
+                                         ["$.effects[0]", "$.players[2].left_at"])]
