@@ -208,3 +208,99 @@ def test_open_choice_is_no_loss() -> None:
     assert [c.outcome for c in cands] == ["tied", "tied"]
     why = exp.why_not("x", "controller", "bob")
     assert not why.is_value and "alice chooses between alice and bob" in why.text
+
+
+def _scenario(rel: str, version: str | None = None) -> dict[str, Any]:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "tests" / "scenarios" / rel).read_text(encoding="utf-8"))
+    return dict(data["snapshot"], rules=version) if version else data["snapshot"]
+
+
+def _losses(exp: Explained, oid: str) -> dict[str, list[tuple[str, list[str]]]]:
+    return {c.effect: [(x.code, [f.path for f in x.facts]) for x in c.losses]
+            for c in exp.derivation(oid, "controller").candidates}
+
+
+@pytest.mark.parametrize("rel,version,oid,effect,code,path", [
+    ("layer2/219-face-down-source-static.yaml", None, "bear", "e-morph", "face_down",
+     "$.objects[1].face_down"),
+    ("leaving/205-sower-stolen-owner-leaves.yaml", None, "drake", "e-sower", "source_left_game",
+     "$.players[0].left_at"),
+    ("leaving/207-source-exiled-controller-leaves.yaml", None, "drake", "e-sower",
+     "source_exiled", "$.players[1].left_at"),
+    ("layer2/211-auras-enchanting-each-other-loop.yaml", "2017-04-28", "o1", "e1", "loop_tie",
+     "$.effects[1]"),
+    ("layer2/215-undecided-candidate-does-not-block.yaml", None, "bear", "e3", "player_unknown",
+     "$.objects[0]"),
+])
+def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: str, code: str,
+                               path: str) -> None:
+    """Issue 7's reasons an effect loses, each with its code and snapshot facts."""
+    for lang in ("en", "fr", "it"):
+        exp = explain(_scenario(rel, version), lang=lang)
+        found = dict(_losses(exp, oid)[effect])
+        assert path in found[code], found
+        (loss,) = [x for c in exp.derivation(oid, "controller").candidates if c.effect == effect
+                   for x in c.losses if x.code == code]
+        assert loss.text != code and "{" not in loss.text, loss.text
+
+
+def test_undecided_earlier_effect_loses_to_later() -> None:
+    """215: an effect whose player cannot be derived still comes before the winner (613.7)."""
+    exp = explain(_scenario("layer2/215-undecided-candidate-does-not-block.yaml"))
+    assert [c for c, _ in _losses(exp, "bear")["e3"]] == ["later", "player_unknown"]
+
+
+def test_exchange_with_permanent_spell_rests_on_its_caster() -> None:
+    """202: who controlled the spell before the exchange is its caster, from `entered`."""
+    exp = explain(_scenario("layer2/202-exchange-with-permanent-spell-resolved.yaml"))
+    (reason,) = [r for r in exp.derivation("wolf", "controller").because if r.kind == "exchange"]
+    paths = [f.path for f in reason.facts]
+    assert "$.objects[1].entered.spell_put_on_stack_by" in paths
+    assert [(u.object, u.at) for u in reason.uses] == [("wolf", 9)]
+
+
+def test_loop_effect_rests_on_what_came_before_it() -> None:
+    """613.8b: in a loop, an effect's player is its source's controller with only the
+    effects placed before it applied, down to the source's default controller."""
+    doc = {"players": ["alice", "bob", "carol"], "now": 10, "objects": [
+        {"id": "o1", "kind": "card", "zone": "battlefield", "types": ["enchantment", "aura"],
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 1, "under": "bob"},
+         "attached_to": "o2", "attached_at": 4},
+        {"id": "o2", "kind": "card", "zone": "battlefield", "types": ["enchantment", "aura"],
+         "start": {"zone": "library", "player": "bob"}, "entered": {"at": 1, "under": "alice"},
+         "attached_to": "o1", "attached_at": 4},
+        {"id": "spell", "kind": "card", "zone": "gone",
+         "start": {"zone": "library", "player": "carol"},
+         "put_on_stack": {"at": 2, "by": "carol"}}],
+        "effects": [
+        {"id": "e1", "kind": "control", "origin": "static", "source": "o2", "attached": True,
+         "timestamp": 1},
+        {"id": "e2", "kind": "control", "origin": "static", "source": "o1", "attached": True,
+         "timestamp": 1},
+        {"id": "steal", "kind": "control", "origin": "resolution", "source": "spell",
+         "player": "carol", "objects": ["o1"], "timestamp": 3}]}
+    exp = explain(doc)
+    assert exp.ruling.controller("o1") == exp.ruling.controller("o2") == "alice"
+    assert _losses(exp, "o1")["steal"] == [("loop_order", ["$.effects[0]", "$.effects[2]"])]
+    (reason,) = [r for r in exp.derivation("o2", "controller").because if r.rule == "613.1b"]
+    assert "$.effects[0]" in [f.path for f in reason.facts]  # e1 gave o1 to alice first
+    assert [(u.object, u.fact) for u in reason.uses] == [("o2", "default_controller")]
+
+
+def test_undecided_source_and_loop_with_a_player_gone() -> None:
+    """Whether an effect applies cannot be derived: each case says why, in its own code."""
+    doc = _scenario("layer2/215-undecided-candidate-does-not-block.yaml")
+    doc["effects"] = doc["effects"][:2] + [{
+        "id": "e3", "kind": "control", "origin": "resolution", "source": "o1", "player": "carol",
+        "objects": ["bear"], "timestamp": 5, "duration": "while-you-control-source"}]
+    exp = explain(doc)
+    assert exp.ruling.controller("bear") is None
+    assert _losses(exp, "bear")["e3"] == [("source_undecided", ["$.effects[2]", "$.objects[0]"])]
+    doc = _scenario("layer2/211-auras-enchanting-each-other-loop.yaml")
+    doc["players"] = ["alice", "bob", {"id": "carol", "left_at": 2}]
+    exp = explain(doc)
+    assert {v.rule for v in exp.ruling.violations} == {"613.8"}
+    assert _losses(exp, "o1")["e1"] == [("loop_player_left",
+                                         ["$.effects[0]", "$.players[2].left_at"])]

@@ -415,9 +415,11 @@ class _Reader:
 # Argument kinds of each loss code (as in ruling.VIA: p player, o object, e effect,
 # t time, d duration, f fate, n none).
 LOSS_ARGS = {"later": "en", "dependency": "ee", "ended": "tn", "duration_over": "dn",
-             "new_object": "tt", "source_gone": "on", "source_left_game": "on",
-             "not_attached": "on", "player_left": "pt", "never_began": "tn",
-             "not_begun": "tn", "object_gone": "ft"}
+             "new_object": "tt", "source_gone": "on", "source_left_game": "ot",
+             "source_exiled": "ot", "face_down": "on", "not_attached": "on",
+             "player_left": "pt", "never_began": "tn", "not_begun": "tn", "object_gone": "ft",
+             "loop_order": "en", "loop_tie": "en", "player_unknown": "ot",
+             "source_undecided": "ot"}
 
 
 def _lookup(doc: Any, path: str) -> Any:
