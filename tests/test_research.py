@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import random
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_differential import corpus_module
 
 from mtgcontrol import catalog, research
 from mtgcontrol.api import adjudicate
@@ -34,15 +34,6 @@ def kinds(report: research.ImpactReport, category: str = "meaning") -> dict[tupl
                                                                               Any]:
     return {(r.kind.fact, r.kind.from_rules, r.kind.to_rules): r
             for r in report.kinds.values() if r.category == category}
-
-
-def load_make_corpus() -> Any:
-    spec = importlib.util.spec_from_file_location("make_corpus",
-                                                  ROOT / "benchmarks" / "make_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_generated_snapshots_are_valid_and_distinct() -> None:
@@ -119,7 +110,7 @@ def test_paired_output_matches_full_output() -> None:
 
 
 def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
-    make_corpus = load_make_corpus()
+    make_corpus = corpus_module()
     rng = random.Random(7)
     lines = [json.dumps(make_corpus.Builder(rng, i).build()) for i in range(1, 25)]
     token = {"id": "tok-under-alice", "players": ["alice", "bob"],
