@@ -96,6 +96,8 @@ def times_of(doc: Any) -> set[int]:
 def history_differences(orig: dict, scaled: dict, shift: int) -> list[str]:
     """Where a scaled history tells another controller than the original one.
 
+    Every scaled entry is checked against the original at the time it maps
+    back to, and every original entry against the scaled entries it stands for.
     A negative key (-1: from the start of the game, before any time point) is
     not a time and stays as it is."""
     def up(t: int) -> int:
@@ -109,8 +111,10 @@ def history_differences(orig: dict, scaled: dict, shift: int) -> list[str]:
         h = {int(t): p for t, p in obj.get("history", {}).items()}
         g = {int(t): p for t, p in scaled.get("objects", {}).get(name, {}).get("history",
                                                                               {}).items()}
-        out += [f"{name} at {t}: {p} vs {controller_at(g, up(t))}"
-                for t, p in sorted(h.items()) if controller_at(g, up(t)) != p]
+        # an original time point t is the scaled point up(t) or, when it is only
+        # the point just before t + 1, up(t + 1) - 1: compare with those present
+        out += [f"{name} at {t}: {p} vs {g[u]}" for t, p in sorted(h.items())
+                for u in (up(t), up(t + 1) - 1) if u in g and g[u] != p]
         out += [f"{name} at scaled {u}: {p} vs {controller_at(h, down(u))}"
                 for u, p in sorted(g.items()) if controller_at(h, down(u)) != p]
     return out
