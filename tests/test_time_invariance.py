@@ -161,5 +161,6 @@ def test_generated_snapshots_rule_the_same_at_every_time_scale(shift: int) -> No
     rng = random.Random(10 + shift)
     docs = [make.Builder(rng, i).build() for i in range(300)]
     docs += [make.realistic(rng, 300 + i) for i in range(100)]
+    docs += [make.realistic(rng, 400 + i, objects=10, effects=14) for i in range(100)]
     differ = differences([(d["id"], d) for d in docs], shift)
     assert not differ, f"{len(differ)} differ: {differ[:5]}"
