@@ -357,16 +357,23 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
         stats = [(lang.label("snapshots"), data.get("snapshots", 0)),
                  (lang.label("changed_snapshots"), data.get("changed_snapshots", 0))]
     else:
-        title = lang.label("summary_verify", rules=data["rules"])
-        sections = [(name, [{"label": s["what"] + " (" + (", ".join(s["rules"]) or "–") + ")",
-                             "count": s["snapshots"], "witness": s.get("witness")}
-                            for s in data.get(key, [])])
-                    for name, key in ((lang.label("controller_failures"), "controller_failures"),
-                                      (lang.label("choices"), "choices"),
-                                      (lang.label("violations"), "violations"))]
-        chart = bars((s["label"], s["count"]) for _, ss in sections for s in ss)
-        stats = [(lang.label("snapshots"), data.get("snapshots", 0)),
-                 (lang.label("result"), lang.label("proved") if data.get("ok")
+        # verify's report (research/commands.py): one verdict per version x invariant.
+        verdicts = data.get("verdicts", [])
+        title = lang.label("summary_verify",
+                           rules=", ".join(dict.fromkeys(v["rules"] for v in verdicts)))
+        failed = [v for v in verdicts if not v["holds"]]
+        sections = [
+            (lang.label("counterexamples"), [
+                {"label": f"{v['invariant']} ({v['rules']}): " + ", ".join(
+                    f"{f['what']} {f['object']}" for f in v.get("failures") or ()),
+                 "count": v.get("size", 0), "witness": v.get("counterexample")}
+                for v in failed]),
+            (lang.label("proved"), [{"label": f"{v['invariant']} ({v['rules']})",
+                                     "count": "–", "witness": None}
+                                    for v in verdicts if v["holds"]])]
+        chart = bars(Counter(f["what"] for v in failed
+                             for f in v.get("failures") or ()).items())
+        stats = [(lang.label("result"), lang.label("proved") if not failed
                   else lang.label("counterexamples"))]
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in

@@ -39,40 +39,6 @@ from .views import _rule_order as _rule_key
 
 Progress = Callable[[str], None]
 
-# Two rewrites of layer2.lp for grounding over choice rules.  The dependency
-# depth (ekey/5's third key) grows by one per dependency step; with inputs that
-# are facts the grounder stops where the chain stops, but over choice rules it
-# cannot see that, so the search bounds it by the number of effects (a chain of
-# dependencies goes through distinct effects).
-#
-# The comparisons of two effects' keys (bt/5, nt/5) join every possible key of
-# one effect with every possible key of the other (quadratic, and the search
-# makes keys many: timestamps are choices).  They are rewritten through a walk
-# down the ordered domain of keys: s_ge(S,O,T,E,V) says E's key on O at T is at
-# least V, so "K2 <= K" is one lookup.  Each rewrite replaces a join by atoms
-# defined to hold exactly when the join does, so the meaning is unchanged
-# (tests/test_search.py compares search and enumeration).  They belong in
-# layer2.lp (reported to the rules' maintainers).
-KEY_ORDER = """
-s_kdom((T,R,D)) :- time(T), R = 0..np-1, D = 0..ne.
-s_ksucc(V,W) :- s_kdom(V), W = #min{ X : s_kdom(X), X > V }, W != #sup.
-s_ge(S,O,T,E,K) :- ekey(S,E,O,T,K).
-s_ge(S,O,T,E,V) :- s_ge(S,O,T,E,W), s_ksucc(V,W).
-s_key_le(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ge(S,O,T,E,K2), E != E2.
-s_key_lt(S,O,T,E2,E) :- ekey(S,E2,O,T,K2), s_ksucc(K2,K3), s_ge(S,O,T,E,K3), E != E2.
-"""
-_REWRITES = (
-    ("ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1).",
-     "ekey(S,W,Src,T,(A,B,C)), K <= (A,B,C+1), C < ne."),
-    ("bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), "
-     "K2 <= K.",
-     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E2), s_key_le(S,O,T,E2,E).\n"
-     "bt(S,E,O,T,I) :- bt(S,E,O,T,I-1), cidx(S,O,I,E)."),
-    ("last(S,E,O,T), applies(S,E,O,T,P), ekey(S,E,O,T,K), ekey(S,E2,O,T,K2), K2 < K.",
-     "last(S,E,O,T), applies(S,E,O,T,P), s_key_lt(S,O,T,E2,E)."),
-)
-
-
 SIZE_CAPS = """
 #external cap(K) : K = 1..no+ne.
 :- cap(K), n_objects(A), n_effects(B), A + B > K.
@@ -94,12 +60,7 @@ def strip_show(text: str) -> str:
 
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
     """The rule encodings of ``versions`` (and proposals) for a search program."""
-    text = strip_show(Program(tuple(versions), tuple(changes)).text())
-    for old, new in _REWRITES:
-        if old not in text:
-            raise RuntimeError(f"search.py: layer2.lp changed; update _REWRITES ({old})")
-        text = text.replace(old, new)
-    return text + KEY_ORDER
+    return strip_show(Program(tuple(versions), tuple(changes)).text())
 
 
 @cache
