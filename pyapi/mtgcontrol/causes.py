@@ -51,18 +51,13 @@ def _parts(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         edit(other)
         return other
 
-    for i, obj in enumerate(doc.get("objects", ())):
-        for key in obj:
-            if key not in OBJECT_CORE:
-                out.append((f"$.objects[{i}].{key}",
-                            without(lambda d, i=i, key=key: d["objects"][i].pop(key))))
-        out.append((f"$.objects[{i}]", without(lambda d, i=i: d["objects"].pop(i))))
-    for j, eff in enumerate(doc.get("effects", ())):
-        for key in eff:
-            if key not in EFFECT_CORE:
-                out.append((f"$.effects[{j}].{key}",
-                            without(lambda d, j=j, key=key: d["effects"][j].pop(key))))
-        out.append((f"$.effects[{j}]", without(lambda d, j=j: d["effects"].pop(j))))
+    for field, core in (("objects", OBJECT_CORE), ("effects", EFFECT_CORE)):
+        for i, item in enumerate(doc.get(field, ())):
+            for key in item:
+                if key not in core:
+                    out.append((f"$.{field}[{i}].{key}", without(
+                        lambda d, f=field, i=i, key=key: d[f][i].pop(key))))
+            out.append((f"$.{field}[{i}]", without(lambda d, f=field, i=i: d[f].pop(i))))
     for k, player in enumerate(doc.get("players", ())):
         if isinstance(player, dict) and "left_at" in player:
             out.append((f"$.players[{k}].left_at",
