@@ -203,26 +203,19 @@ def _write_cache(path: Path, engine: str, entries: dict[str, list[str]]) -> None
 
 def _judge_citations(version: catalog.Version,
                      snapshots: Sequence[dict[str, Any]]) -> list[set[str]]:
-    """The rule numbers each snapshot's ruling cites under ``version`` (one grounding)."""
-    from .facts import Names, snapshot_facts
-    from .solve import Program, solve
+    """The rule numbers each snapshot's ruling cites under ``version`` (the engine's
+    plain path, one grounding)."""
+    from .api import engine_for
     from .validate import problems
 
-    names = Names()
-    facts: list[str] = []
-    judged: list[int] = []
-    for i, doc in enumerate(snapshots):
-        if problems(doc, "scenario"):
-            continue
-        facts.append(snapshot_facts(doc, len(judged), version.const, names))
-        judged.append(i)
+    engine = engine_for((), False)
+    judged = [i for i, doc in enumerate(snapshots) if not problems(doc, "scenario")]
+    frames = [engine.frame(snapshots[i], version, may_split=False) for i in judged]
     cited: list[set[str]] = [set() for _ in snapshots]
-    if judged:
-        atoms = solve(Program((version,)), facts)
-        for s, i in enumerate(judged):
-            for pred, args in atoms.get(s, []):
-                if pred in CITING_ATOMS:
-                    cited[i].add(str(args[CITING_ATOMS[pred]]))
+    for i, atoms in zip(judged, engine.atoms_of(frames), strict=True):
+        for pred, args in atoms:
+            if pred in CITING_ATOMS:
+                cited[i].add(str(args[CITING_ATOMS[pred]]))
     return cited
 
 

@@ -1,4 +1,4 @@
-"""Ground and solve batches of snapshots with the encodings; return raw atoms.
+"""The program text (encodings, version numbering, proposals) and its atoms.
 
 One clingo ``Control`` judges a whole batch: every fact carries the snapshot's
 batch number.  The program is stratified (see encodings/layer2.lp), so the
@@ -7,7 +7,7 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -54,17 +54,6 @@ class Program:
         parts.extend(numbering_facts(v) for v in self.versions)
         parts.extend(self.changes)
         return "\n".join(parts)
-
-
-def solve(program: Program, facts: Sequence[str]) -> dict[int, list[Atom]]:
-    """Judge a batch: ``facts[i]`` are snapshot ``i``'s facts.  Atoms by snapshot.
-
-    The engine's grounding (engine.Engine.solve), for callers that write their
-    own facts (coverage.py).
-    """
-    from .engine import Engine
-
-    return Engine(program.changes, fast=False, grounding_size=max(1, len(facts))).solve(facts)
 
 
 class NoRuling(RuntimeError):
