@@ -15,7 +15,8 @@ from test_differential import corpus_module
 from mtgcontrol import catalog, research
 from mtgcontrol.api import adjudicate
 from mtgcontrol.cli import main
-from mtgcontrol.research import Bounds, generate, impact_exhaustive, views
+from mtgcontrol.engine import Engine
+from mtgcontrol.research import Bounds, generate, impact_exhaustive
 from mtgcontrol.validate import problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,13 +73,13 @@ def test_version_against_itself_finds_nothing() -> None:
 def test_without_a_proposal_both_versions_share_one_grounding(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = views._solve_views
+    real = Engine.solve
 
-    def counting(program: Any, facts: Any, *rest: Any) -> Any:
+    def counting(self: Engine, facts: Any) -> Any:
         calls.append(len(facts))
-        return real(program, facts, *rest)
+        return real(self, facts)
 
-    monkeypatch.setattr(views, "_solve_views", counting)
+    monkeypatch.setattr(Engine, "solve", counting)
     docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]
     research.judge_pairs(docs, V2017, V2020)
     assert calls == [40]

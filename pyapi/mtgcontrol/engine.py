@@ -81,6 +81,19 @@ class Frame:
         return cls(doc, version, names, clock, facts)
 
 
+def replace_show(program: str, show: str) -> str:
+    """``program`` with its ``#show`` statements replaced by ``show``."""
+    kept: list[str] = []
+    skipping = False
+    for line in program.splitlines():
+        if skipping or line.lstrip().startswith("#show"):
+            skipping = not line.rstrip().endswith(".")
+            continue
+        kept.append(line)
+    kept.append(show)
+    return "\n".join(kept)
+
+
 def read_types(program: str) -> frozenset[str]:
     """The card types the program's text names (comments aside): a type no rule
     names cannot change a ruling, as no rule counts or shows types."""
@@ -207,6 +220,9 @@ class Engine:
 
     changes: tuple[str, ...] = ()
     fast: bool = True
+    # ``#show`` lines that replace show.lp's (research.views: the facts impact
+    # compares); every rule of the encodings is kept.
+    show: str = ""
     cache_size: int = 20_000
     # Snapshots (or parts) per grounding: few, so that the snapshot numbers, and
     # with them the ground atoms clingo keeps for the life of the process, stay few.
@@ -217,6 +233,8 @@ class Engine:
         self.changes = tuple(self.changes)
         versions = tuple(sorted(catalog.versions(), key=lambda v: v.name))
         self.program_text = Program(versions, self.changes).text()
+        if self.show:
+            self.program_text = replace_show(self.program_text, self.show)
         self._cache: OrderedDict[str, list[Atom]] = OrderedDict()
         self._program: list[ast.AST] | None = None  # parsed once, on first use
         # The fast path writes only the card types some rule of the program names

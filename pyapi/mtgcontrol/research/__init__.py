@@ -16,9 +16,9 @@ from .gen import Bounds, generate, generator_text, model_to_doc
 from .impact import impact_corpus, impact_exhaustive
 from .reports import ImpactReport, KindReport, impact_text, verify_text
 from .verify import VerifyReport, verify
-from .views import Kind, Sides, View, compare, judge_one, judge_pairs, research_program
+from .views import Kind, Sides, View, compare, judge_one, judge_pairs, research_engine
 
 __all__ = ["Bounds", "ImpactReport", "Kind", "KindReport", "Sides", "VerifyReport", "View",
            "cmd_impact", "cmd_verify", "compare", "generate", "generator_text",
            "impact_corpus", "impact_exhaustive", "impact_text", "judge_one", "judge_pairs",
-           "model_to_doc", "research_program", "verify", "verify_text"]
+           "model_to_doc", "research_engine", "verify", "verify_text"]

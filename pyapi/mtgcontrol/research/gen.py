@@ -11,7 +11,7 @@ from typing import Any
 
 import clingo
 
-from .views import _value
+from ..solve import parse_atom
 
 # ---------------------------------------------------------------------------------
 # Generated snapshots
@@ -35,8 +35,8 @@ def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
     rest: list[tuple[str, list[Any]]] = []
     now = None
     for sym in symbols:
-        name, _, inner = str(sym).partition("(")
-        args = [_value(a) for a in inner[:-1].split(",")]
+        name, found = parse_atom(str(sym))
+        args: list[Any] = list(found)
         if name == "g_now":
             now = args[0]
         elif name == "g_player":

@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import clingo
-
 from .. import catalog
+from ..engine import Engine
 from ..facts import Names, default_now, snapshot_facts
 from ..ruling import OBJECT_ARGS
-from ..solve import NoRuling, Program
+from ..solve import Atom
 
 # The output research reads: owners and controllers, the rule groups behind
 # `because`, `fate`, `choice` and `violation`, and the numbers of the groups in
@@ -110,32 +109,22 @@ def _rule_order(number: str) -> tuple[Any, ...]:
     return (*parts, rest)
 
 
-@cache
-def research_program(program: Program, paired: bool = False) -> str:
-    """The program text of ``program`` with show.lp's projection replaced
+def research_engine(changes: tuple[str, ...] = (), paired: bool = False) -> Engine:
+    """The engine (every version, ``changes``) with show.lp's projection replaced
     (``paired``: by the one that shows only what differs between 2i and 2i+1)."""
-    kept: list[str] = []
-    skipping = False
-    for line in program.text().splitlines():
-        if skipping or line.lstrip().startswith("#show"):
-            skipping = not line.rstrip().endswith(".")
-            continue
-        kept.append(line)
-    kept.append(PAIRED_SHOW if paired else RESEARCH_SHOW)
-    return "\n".join(kept)
+    return _research_engine(tuple(changes), paired, catalog.versions())
 
 
-def _value(text: str) -> Any:
-    if text[0] == '"':
-        return text[1:-1]
-    if text[0] == "-" or text.isdigit():
-        return int(text)
-    return text
+@cache
+def _research_engine(changes: tuple[str, ...], paired: bool,
+                     versions: tuple[catalog.Version, ...]) -> Engine:
+    return Engine(changes, fast=False, show=PAIRED_SHOW if paired else RESEARCH_SHOW)
 
 
-def _build_views(symbols: Iterable[clingo.Symbol], nows: dict[int, int],
+def _build_views(found: dict[Any, list[Atom]], nows: dict[int, int],
                  objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
-    """Views by batch number from one model's shown atoms."""
+    """Views by batch number from one model's shown atoms (``Engine.solve``: by
+    their first argument, the batch number, or the version of ``rnum``)."""
     raw: dict[int, dict[Key, list[Any]]] = {}
     numbers: dict[str, dict[str, str]] = {}
 
@@ -145,35 +134,33 @@ def _build_views(symbols: Iterable[clingo.Symbol], nows: dict[int, int],
             entry = raw[s][key] = [set(), set()]
         return entry
 
-    for sym in symbols:
-        name, _, rest = str(sym).partition("(")
-        args = [_value(a) for a in rest[:-1].split(",")]
-        s = args[0]
-        if name == "rnum":
-            group, number = args[1], args[2]
-            known = numbers.setdefault(s, {})
-            if group not in known or _rule_order(number) < _rule_order(known[group]):
-                known[group] = number
-        elif name in VALUE_FACTS:
-            slot(s, (name, args[1]))[0].add(args[2])
-        elif name == "rwhy":
-            slot(s, (args[2], args[1]))[1].add(args[3])
-        elif name == "rfate":
-            _, o, fate, group, t = args
-            if t <= nows.get(s, t):
-                entry = slot(s, ("fate", o))
-                entry[0].add(fate)
+    for s, atoms in found.items():
+        for name, args in atoms:
+            if name == "rnum":
+                group, number = str(args[0]), str(args[1])
+                known = numbers.setdefault(str(s), {})
+                if group not in known or _rule_order(number) < _rule_order(known[group]):
+                    known[group] = number
+            elif name in VALUE_FACTS:
+                slot(s, (name, args[0]))[0].add(args[1])
+            elif name == "rwhy":
+                slot(s, (args[1], args[0]))[1].add(args[2])
+            elif name == "rfate":
+                o, fate, group, t = args
+                if t <= nows.get(s, t):  # type: ignore[operator]
+                    entry = slot(s, ("fate", o))
+                    entry[0].add(fate)
+                    entry[1].add(group)
+            elif name == "rchoice":
+                o, fact, chooser, group, p = args
+                entry = slot(s, ("choice", o, fact))
+                entry[0].add((chooser, p))
                 entry[1].add(group)
-        elif name == "rchoice":
-            _, o, fact, chooser, group, p = args
-            entry = slot(s, ("choice", o, fact))
-            entry[0].add((chooser, p))
-            entry[1].add(group)
-        elif name == "rviol":
-            _, group, code, x, y = args
-            entry = slot(s, ("violation", code, x, y))
-            entry[0].add(True)
-            entry[1].add(group)
+            elif name == "rviol":
+                group, code, x, y = args
+                entry = slot(s, ("violation", code, x, y))
+                entry[0].add(True)
+                entry[1].add(group)
     views: dict[int, View] = {}
     for s, objs in objects.items():
         view = View(cite=numbers.get(versions[s], {}))
@@ -197,27 +184,6 @@ def _freeze(key: Key, values: set[Any]) -> Any:
     return tuple(sorted(values, key=str))
 
 
-def _solve_views(program: Program, facts: Sequence[str], nows: dict[int, int],
-                 objects: dict[int, list[int]], versions: dict[int, str],
-                 paired: bool = False) -> dict[int, View]:
-    """Ground and solve one batch (the engine of ``solve.solve``), read views."""
-    messages: list[str] = []
-    ctl = clingo.Control(["--warn=none"], logger=lambda _code, text: messages.append(text))
-    try:
-        ctl.add("base", [], research_program(program, paired))
-        ctl.add("base", [], "\n".join(facts))
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        raise NoRuling("the program could not be grounded (a proposal file's error?): "
-                       + " ".join(m.strip() for m in messages)) from None
-    with ctl.solve(yield_=True) as handle:
-        model = next(iter(handle), None)
-        if model is None:
-            raise NoRuling("the rules have no answer for this batch: a proposal file's "
-                           "constraint rules out every ruling (use error/5 atoms instead)")
-        return _build_views(model.symbols(shown=True), nows, objects, versions)
-
-
 @dataclass
 class _Batch:
     """Facts of one grounding, and what reading its model needs per batch number."""
@@ -231,14 +197,15 @@ class _Batch:
     def add(self, doc: dict[str, Any], s: int, version: catalog.Version) -> None:
         if "now" not in doc:  # computed once here, not again by snapshot_facts
             doc = {**doc, "now": default_now(doc)}
-        self.facts.append(snapshot_facts(doc, s, version.const, self.names))
+        assert s == len(self.facts), "batch numbers are the positions in the grounding"
+        self.facts.append(snapshot_facts(doc, "#", version.const, self.names))
         self.nows[s] = doc["now"]
         self.objects[s] = [self.names.of("o", obj["id"]) for obj in doc.get("objects", ())]
         self.versions[s] = version.const
 
-    def solve(self, program: Program, paired: bool = False) -> dict[int, View]:
-        return _solve_views(program, self.facts, self.nows, self.objects, self.versions,
-                            paired)
+    def solve(self, changes: Sequence[str] = (), paired: bool = False) -> dict[int, View]:
+        found = research_engine(tuple(changes), paired).solve(self.facts)
+        return _build_views(found, self.nows, self.objects, self.versions)
 
 
 def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog.Version,
@@ -255,8 +222,7 @@ def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog
         for i, doc in enumerate(docs):
             batch.add(doc, 2 * i, v1)
             batch.add(doc, 2 * i + 1, v2)
-        views = batch.solve(Program(tuple(sorted({v1, v2}, key=lambda v: v.name))),
-                            paired=True)
+        views = batch.solve(paired=True)
         return [(views.get(2 * i, empty), views.get(2 * i + 1, empty))
                 for i in range(len(docs))], names
     sides: list[dict[int, View]] = []
@@ -264,7 +230,7 @@ def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog
         batch = _Batch(names)
         for i, doc in enumerate(docs):
             batch.add(doc, i, version)
-        sides.append(batch.solve(Program((version,), layered)))
+        sides.append(batch.solve(layered))
     return [(sides[0].get(i, empty), sides[1].get(i, empty)) for i in range(len(docs))], names
 
 
@@ -274,7 +240,7 @@ def judge_one(docs: Sequence[dict[str, Any]], version: catalog.Version,
     batch = _Batch(Names())
     for i, doc in enumerate(docs):
         batch.add(doc, i, version)
-    views = batch.solve(Program((version,), tuple(changes)))
+    views = batch.solve(tuple(changes))
     return [views.get(i, View()) for i in range(len(docs))], batch.names
 
 
