@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +40,7 @@ from .facts import (
     snapshot_times,
 )
 from .ruling import VIA, Ruling, build_ruling
-from .solve import Atom, NoRuling, Program, parse_atom
+from .solve import Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS, field_at, object_refs
 
 OUTPUT_KINDS = ("ruling", "atoms", "violations")
@@ -70,7 +70,7 @@ class Frame:
         clock = PLAIN_CLOCK
         if fast:
             times = snapshot_times(doc)
-            times.add(doc["now"] if "now" in doc else default_now(doc))
+            times.add(doc["now"] if "now" in doc else max(times, default=-1) + 1)  # default_now
             if min(times) >= 0:
                 clock = Clock.ranked(times)
         try:
@@ -315,7 +315,6 @@ class Engine:
                            + " ".join(m.strip() for m in messages)) from None
         ph.ground += time.perf_counter() - start
         start = time.perf_counter()
-        by_snapshot: dict[int, list[Atom]] = defaultdict(list)
         with ctl.solve(yield_=True) as handle:
             model = next(iter(handle), None)
             if model is None:
@@ -324,9 +323,7 @@ class Engine:
             symbols = model.symbols(shown=True)
             ph.solve += time.perf_counter() - start
             start = time.perf_counter()
-            for sym in symbols:
-                name, args = parse_atom(str(sym))
-                by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
+            by_snapshot = atoms_by_snapshot(symbols)
         ph.read_back += time.perf_counter() - start
         return by_snapshot
 

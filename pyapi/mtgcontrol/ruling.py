@@ -229,7 +229,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
     name = names.name
     when = clock.time
-    now = doc.get("now", default_now(doc))
+    now = doc["now"] if "now" in doc else default_now(doc)
     choices: dict[tuple[str, str, str, str], list[str]] = {}
     claims: list[tuple[Violation, int]] = []
     left: dict[str, str] = {}
