@@ -132,10 +132,10 @@ def split(doc: dict[str, Any]) -> list[tuple[dict[str, Any], bool]] | None:
         me = ("o", obj["id"])
         find(me)
         for path in OBJECT_LINKS:
-            if (ref := field_at(obj, path)) is not None:
+            if path[0] in obj and (ref := field_at(obj, path)) is not None:
                 union(me, ("o", ref))  # type: ignore[arg-type]
         for path in EFFECT_LINKS:
-            if (ref := field_at(obj, path)) is not None:
+            if path[0] in obj and (ref := field_at(obj, path)) is not None:
                 union(me, ("e", ref))  # type: ignore[arg-type]
         for ab in obj.get("abilities", ()):
             union(me, ("o", ab["id"]))

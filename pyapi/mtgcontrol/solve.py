@@ -7,7 +7,6 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,12 +45,8 @@ def parse_atom(text: str) -> Atom:
                        for arg in rest[:-1].split(","))
 
 
-SHOWN_ATOM = re.compile(r"(\w+)\((\d+),([^()]*)\)")
-"""A flat shown atom whose first argument is the batch's snapshot number."""
-
-
 class _Values(dict[str, object]):
-    """Argument text -> value (``parse_atom``'s rule), each text converted once."""
+    """Argument text -> value (``parse_atom``'s rule), each distinct text converted once."""
 
     def __missing__(self, text: str) -> object:
         value = self[text] = int(text) if text[0] in DIGITS else text.strip('"')
@@ -60,24 +55,18 @@ class _Values(dict[str, object]):
 
 def atoms_by_snapshot(symbols: Sequence[clingo.Symbol]) -> dict[int, list[Atom]]:
     """A model's shown atoms grouped by their first argument (the snapshot number),
-    which is dropped: ``owner(1,4,2)`` -> ``{1: [("owner", (4, 2))]}``.
+    which is dropped: ``owner(1,4,2)`` -> ``{1: [("owner", (4, 2))]}``; each atom
+    read as ``parse_atom`` reads it, converting each distinct argument text once.
 
-    The same atoms as ``parse_atom(str(symbol))`` one by one, read from one string:
-    clingo renders the whole model at once (one call instead of two per symbol).
+    (Rendering the whole model as one tuple symbol would be faster, but clingo keeps
+    every symbol ever built: a new tuple per grounding would grow memory forever.)
     """
     by_snapshot: dict[int, list[Atom]] = defaultdict(list)
     value = _Values().__getitem__
-    text = str(clingo.Function("", symbols))
-    found = SHOWN_ATOM.findall(text)
-    # Every symbol flat (a proposal may show others): else one by one, as parse_atom reads.
-    if len(found) != len(symbols) or len(text) != 1 + sum(
-            len(n) + len(s) + len(r) + 4 for n, s, r in found) + (len(found) <= 1):
-        for sym in symbols:
-            name, args = parse_atom(str(sym))
-            by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
-        return by_snapshot
-    for name, s, rest in found:
-        by_snapshot[int(s)].append((name, tuple(map(value, rest.split(",")))))
+    for text in map(str, symbols):
+        name, _, rest = text.partition("(")
+        args = rest[:-1].split(",")
+        by_snapshot[value(args[0])].append((name, tuple(map(value, args[1:]))))  # type: ignore[index]
     return by_snapshot
 
 

@@ -479,12 +479,10 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
     for i, obj in enumerate(objects_list):
         here: Path = ("objects", i)
         for fields in PLAYER_REFS:  # the reference fields of vocabulary.OBJECT_REFS
-            value = field_at(obj, fields)
-            if value is not None:
+            if fields[0] in obj and (value := field_at(obj, fields)) is not None:
                 yield from player(value, (*here, *fields))
         for fields in OBJECT_REFS:
-            value = field_at(obj, fields)
-            if value is not None:
+            if fields[0] in obj and (value := field_at(obj, fields)) is not None:
                 yield from obj_ref(value, (*here, *fields))
         for fields, verb in (
             (("attached_to",), "be attached to itself"),
