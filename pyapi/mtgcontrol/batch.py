@@ -32,8 +32,9 @@ from .workers import Pool, Result, WorkersFailed
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a snapshot may take (a chunk taking longer is judged again line by line)."""
-DEFAULT_WORKER_MEMORY = 150
-"""Megabytes of resident memory after which a worker process is replaced (workers.py)."""
+DEFAULT_WORKER_MEMORY = 120
+"""Megabytes of peak memory after which a worker process is replaced (workers.py): with
+two workers the whole process tree stays under 400 MB (BENCHMARKS.md)."""
 DEFAULT_MAX_OBJECTS = 2000
 DEFAULT_MAX_EFFECTS = 2000
 
@@ -132,7 +133,7 @@ class Run:
     command: Sequence[str] | None = None
     """The command line as typed, for the how-to-continue message."""
     worker_memory: int = DEFAULT_WORKER_MEMORY
-    """Megabytes a worker process may hold after a chunk before it is replaced."""
+    """Megabytes a worker process may have held by the end of a chunk, else it is replaced."""
 
 
 def run_batch(run: Run) -> int:

@@ -146,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="N", help=f"effects per snapshot at most (default "
                                      f"{DEFAULT_MAX_EFFECTS}); more is an error record")
     p.add_argument("--worker-memory", type=positive_int, default=DEFAULT_WORKER_MEMORY,
-                   metavar="MB", help=f"replace a worker process once it holds more than MB "
-                                      f"megabytes after a chunk (default "
+                   metavar="MB", help=f"replace a worker process once its memory has "
+                                      f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "

@@ -223,13 +223,17 @@ class Engine:
         # (docs/engine.md); with proposals (which may read any type) every type.
         self.types = read_types(self.program_text) if not self.changes else KNOWN_TYPES
 
-    def _add_program(self, ctl: clingo.Control) -> None:
+    def parsed_program(self) -> list[ast.AST]:
+        """The program's statements, parsed once (then handed to each grounding)."""
         if self._program is None:
             statements: list[ast.AST] = []
             ast.parse_string(self.program_text, statements.append, logger=lambda _c, _t: None)
             self._program = statements
+        return self._program
+
+    def _add_program(self, ctl: clingo.Control) -> None:
         with ast.ProgramBuilder(ctl) as builder:
-            for statement in self._program:
+            for statement in self.parsed_program():
                 builder.add(statement)
 
     # --- judging -----------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 Each worker is a process with its own pipe, so the parent always knows which chunk a
 worker holds.  Workers are forked from a server process that has imported the package
-once (``forkserver``, where the platform has it; else spawned), so a new worker costs
-milliseconds, not an interpreter start and the imports.  clingo never frees a symbol,
-so a worker's memory grows with every snapshot it judges: a worker whose resident
-memory is over ``memory_limit`` after a chunk is replaced by a fresh one (the output is
-the same bytes: a ruling does not depend on what the process judged before).  When a
+once and warmed its caches (``preload``; ``forkserver`` where the platform has it,
+else they are spawned), so a new worker costs milliseconds, not an interpreter start,
+the imports and the program parse.  clingo never frees a symbol, so a worker's memory
+grows with every snapshot it judges: a worker whose peak memory is over
+``memory_limit`` after a chunk is replaced by a fresh one (the output is the same
+bytes: a ruling does not depend on what the process judged before).  When a
 worker dies (killed by a signal, out of memory) its chunk is judged again, first whole,
 then line by line; when a chunk takes longer than the time limit its worker is killed
 and its lines are judged one by one, each with the full limit, so that only the line
@@ -41,8 +42,8 @@ Failed = Callable[[Line, str], Result]
 
 RECYCLE_AFTER = 100
 """Chunks a worker judges before it is replaced, whatever its memory."""
-PRELOAD = ["mtgcontrol.batch"]
-"""What the fork server imports once for every worker it forks."""
+PRELOAD = ["mtgcontrol.preload"]
+"""What the fork server imports once for every worker it forks (the package, warmed)."""
 START_FAILURES = 3
 """Workers in a row that die before they are ready: then give up."""
 
@@ -68,19 +69,15 @@ class Worker:
     jobs_done: int = 0
 
 
-def resident_bytes() -> int:
-    """This process's resident memory now (Linux), else its peak so far."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
+def peak_bytes() -> int:
+    """The most memory this process has held at once (its peak resident set)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
 
 
 def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str]) -> None:
     """A worker's life: judge what comes until told to stop or the parent is gone;
-    each chunk's results go back with the worker's resident memory after it.
+    each chunk's results go back with the worker's peak memory so far.
 
     ``environ`` is the parent's environment now (a fork server's is the one it started
     with): settings such as ``MTGCONTROL_CATALOG`` are read from it."""
@@ -97,7 +94,7 @@ def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str
         if job is None:
             return
         results = judge(job, settings)
-        conn.send((results, resident_bytes()))
+        conn.send((results, peak_bytes()))
 
 
 @dataclass
@@ -110,7 +107,7 @@ class Pool:
     timeout: float
     failed: Failed
     memory_limit: int | None = None
-    """Bytes of resident memory after which a worker is replaced (None: never)."""
+    """Bytes of peak memory after which a worker is replaced (None: never)."""
     warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     workers: list[Worker] = field(default_factory=list)
     _start_failures: int = 0
@@ -218,12 +215,12 @@ class Pool:
                 continue
             job, worker.job = worker.job, None
             assert job is not None
-            results, resident = message
+            results, peak = message
             for (number, _), result in zip(job.lines, results, strict=True):
                 partial[job.chunk][number] = result
             worker.jobs_done += 1
             if worker.jobs_done >= RECYCLE_AFTER or (
-                    self.memory_limit is not None and resident > self.memory_limit):
+                    self.memory_limit is not None and peak > self.memory_limit):
                 self._retire(worker, kill=False)
                 self._spawn()
         now = time.monotonic()
