@@ -192,6 +192,7 @@ class Phases:
     ground: float = 0.0
     solve: float = 0.0
     read_back: float = 0.0
+    release: float = 0.0  # freeing the grounding (clingo's Control)
     ruling: float = 0.0
     snapshots: int = 0
     lookups: int = 0
@@ -329,6 +330,9 @@ class Engine:
             start = time.perf_counter()
             by_snapshot = atoms_by_snapshot(symbols)
         ph.read_back += time.perf_counter() - start
+        start = time.perf_counter()
+        del ctl, handle, model  # clingo frees the ground program here
+        ph.release += time.perf_counter() - start
         return by_snapshot
 
 
