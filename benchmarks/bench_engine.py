@@ -149,7 +149,8 @@ def cmd_phases(args: argparse.Namespace) -> None:
     n = len(docs)
     rows = [("json parse", parse), ("validate", ph.validate), ("facts", ph.facts),
             ("program parse", ph.parse), ("ground", ph.ground), ("solve", ph.solve),
-            ("read-back", ph.read_back), ("ruling", ph.ruling), ("output", output)]
+            ("read-back", ph.read_back), ("release", ph.release), ("ruling", ph.ruling),
+            ("output", output)]
     total = sum(s for _, s in rows)
     print(f"{n} snapshots, {'fast' if fast else 'plain'} path, one process; "
           f"cache hits {ph.cache_hits} of {ph.lookups} parts")

@@ -212,10 +212,17 @@ def wait_for_lines(target: Path, n: int, process: subprocess.Popen[str]) -> None
 
 
 def workers(pid: int) -> list[int]:
-    """The worker processes of a batch run (not multiprocessing's resource tracker)."""
-    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    return [int(c) for c in text.split()
-            if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    """The worker processes of a batch run: spawned by it, or forked by its fork server
+    (not multiprocessing's resource tracker)."""
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in cmdline:
+            found.append(int(child))
+        elif b"forkserver" in cmdline:
+            found.extend(int(c) for c in Path(
+                f"/proc/{child}/task/{child}/children").read_text().split())
+    return found
 
 
 @pytest.fixture(scope="module")

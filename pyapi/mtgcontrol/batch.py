@@ -32,6 +32,9 @@ from .workers import Pool, Result, WorkersFailed
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a snapshot may take (a chunk taking longer is judged again line by line)."""
+DEFAULT_WORKER_MEMORY = 120
+"""Megabytes of peak memory after which a worker process is replaced (workers.py): with
+two workers the whole process tree stays under 400 MB (BENCHMARKS.md)."""
 DEFAULT_MAX_OBJECTS = 2000
 DEFAULT_MAX_EFFECTS = 2000
 
@@ -42,7 +45,7 @@ class Settings:
 
     rules: str | None = None
     changes: tuple[str, ...] = ()
-    batch_size: int = 500
+    batch_size: int = 100
     max_objects: int = DEFAULT_MAX_OBJECTS
     max_effects: int = DEFAULT_MAX_EFFECTS
 
@@ -129,6 +132,8 @@ class Run:
     dask: str | None = None
     command: Sequence[str] | None = None
     """The command line as typed, for the how-to-continue message."""
+    worker_memory: int = DEFAULT_WORKER_MEMORY
+    """Megabytes a worker process may have held by the end of a chunk, else it is replaced."""
 
 
 def run_batch(run: Run) -> int:
@@ -193,7 +198,8 @@ def _runner(run: Run) -> Any:
         from .dask_runner import DaskRunner
 
         return DaskRunner(run.dask, run.settings, run.workers).run
-    return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line).run
+    return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line,
+                run.worker_memory * 2**20).run
 
 
 def _stopped(run: Run, out: Output, stop: Interrupted) -> str:

@@ -108,7 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _page_options(p)
 
-    from .batch import DEFAULT_MAX_EFFECTS, DEFAULT_MAX_OBJECTS, DEFAULT_TIMEOUT
+    from .batch import (
+        DEFAULT_MAX_EFFECTS,
+        DEFAULT_MAX_OBJECTS,
+        DEFAULT_TIMEOUT,
+        DEFAULT_WORKER_MEMORY,
+    )
     from .progress import EXIT_CODES
 
     p = sub.add_parser(
@@ -127,8 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT.jsonl", help="default: standard output")
     p.add_argument("--workers", type=positive_int, default=1,
                    help="worker processes (default 1); with --dask local, Dask workers")
-    p.add_argument("--batch-size", type=positive_int, default=500,
-                   help="snapshots per grounding (default 500)")
+    p.add_argument("--batch-size", type=positive_int, default=100,
+                   help="lines per chunk: what a worker judges at a time and the output "
+                        "written together (default 100; the engine grounds up to 128 "
+                        "independent parts of snapshots at a time, whatever the chunk)")
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
                         "over it becomes an error record")
@@ -138,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-effects", type=positive_int, default=DEFAULT_MAX_EFFECTS,
                    metavar="N", help=f"effects per snapshot at most (default "
                                      f"{DEFAULT_MAX_EFFECTS}); more is an error record")
+    p.add_argument("--worker-memory", type=positive_int, default=DEFAULT_WORKER_MEMORY,
+                   metavar="MB", help=f"replace a worker process once its memory has "
+                                      f"peaked over MB megabytes by the end of a chunk (default "
+                                      f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "
                         "the rest (the finished file equals an undisturbed run's)")
@@ -410,7 +421,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
                         args.max_effects)
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
-                         args.resume, args.dask, args.argv))
+                         args.resume, args.dask, args.argv, args.worker_memory))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 

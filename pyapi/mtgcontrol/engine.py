@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +40,7 @@ from .facts import (
     snapshot_times,
 )
 from .ruling import VIA, Ruling, build_ruling
-from .solve import Atom, NoRuling, Program, parse_atom
+from .solve import Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS, field_at, object_refs
 
 OUTPUT_KINDS = ("ruling", "atoms", "violations")
@@ -70,7 +70,7 @@ class Frame:
         clock = PLAIN_CLOCK
         if fast:
             times = snapshot_times(doc)
-            times.add(doc["now"] if "now" in doc else default_now(doc))
+            times.add(doc["now"] if "now" in doc else max(times, default=-1) + 1)  # default_now
             if min(times) >= 0:
                 clock = Clock.ranked(times)
         try:
@@ -145,10 +145,10 @@ def split(doc: dict[str, Any]) -> list[tuple[dict[str, Any], bool]] | None:
         me = ("o", obj["id"])
         find(me)
         for path in OBJECT_LINKS:
-            if (ref := field_at(obj, path)) is not None:
+            if path[0] in obj and (ref := field_at(obj, path)) is not None:
                 union(me, ("o", ref))  # type: ignore[arg-type]
         for path in EFFECT_LINKS:
-            if (ref := field_at(obj, path)) is not None:
+            if path[0] in obj and (ref := field_at(obj, path)) is not None:
                 union(me, ("e", ref))  # type: ignore[arg-type]
         for ab in obj.get("abilities", ()):
             union(me, ("o", ab["id"]))
@@ -205,6 +205,7 @@ class Phases:
     ground: float = 0.0
     solve: float = 0.0
     read_back: float = 0.0
+    release: float = 0.0  # freeing the grounding (clingo's Control)
     ruling: float = 0.0
     snapshots: int = 0
     lookups: int = 0
@@ -241,13 +242,17 @@ class Engine:
         # (docs/engine.md); with proposals (which may read any type) every type.
         self.types = read_types(self.program_text) if not self.changes else KNOWN_TYPES
 
-    def _add_program(self, ctl: clingo.Control) -> None:
+    def parsed_program(self) -> list[ast.AST]:
+        """The program's statements, parsed once (then handed to each grounding)."""
         if self._program is None:
             statements: list[ast.AST] = []
             ast.parse_string(self.program_text, statements.append, logger=lambda _c, _t: None)
             self._program = statements
+        return self._program
+
+    def _add_program(self, ctl: clingo.Control) -> None:
         with ast.ProgramBuilder(ctl) as builder:
-            for statement in self._program:
+            for statement in self.parsed_program():
                 builder.add(statement)
 
     # --- judging -----------------------------------------------------------------
@@ -333,7 +338,6 @@ class Engine:
                            + " ".join(m.strip() for m in messages)) from None
         ph.ground += time.perf_counter() - start
         start = time.perf_counter()
-        by_snapshot: dict[int, list[Atom]] = defaultdict(list)
         with ctl.solve(yield_=True) as handle:
             model = next(iter(handle), None)
             if model is None:
@@ -342,10 +346,11 @@ class Engine:
             symbols = model.symbols(shown=True)
             ph.solve += time.perf_counter() - start
             start = time.perf_counter()
-            for sym in symbols:
-                name, args = parse_atom(str(sym))
-                by_snapshot[args[0]].append((name, args[1:]))  # type: ignore[index]
+            by_snapshot = atoms_by_snapshot(symbols)
         ph.read_back += time.perf_counter() - start
+        start = time.perf_counter()
+        del ctl, handle, model  # clingo frees the ground program here
+        ph.release += time.perf_counter() - start
         return by_snapshot
 
 

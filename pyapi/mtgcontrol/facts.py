@@ -145,7 +145,7 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
         if isinstance(entry, dict) and "left_at" in entry:
             emit(f"left({s},{pid},{t(entry['left_at'])}).")
     active = doc.get("active_player", players[0])
-    now = doc.get("now", default_now(doc))
+    now = doc["now"] if "now" in doc else default_now(doc)
     emit(f"now({s},{t(now)}).")
     emit(f"active({s},{pl('p', active)}).")
     if doc.get("turns"):

@@ -229,7 +229,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
     name = names.name
     when = clock.time
-    now = doc.get("now", default_now(doc))
+    now = doc["now"] if "now" in doc else default_now(doc)
     choices: dict[tuple[str, str, str, str], list[str]] = {}
     claims: list[tuple[Violation, int]] = []
     left: dict[str, str] = {}
@@ -239,6 +239,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     ends: dict[int, set[int]] = {}
     points: dict[int, set[int]] = {}
     shown_moments: set[int] = set()
+    vias: dict[tuple[Any, Any, Any], str] = {}  # a via's text, written once per snapshot
     for pred, args in atoms:
         a: Any = args
         if pred in ("owner", "controller", "default_controller", "you"):
@@ -248,7 +249,9 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
                 ruling.abilities[name(a[0])][pred] = name(a[1])
         elif pred == "because":
             o, fact, rule, kind, x, y = a
-            item = Because(str(rule), str(fact), via_text(str(kind), x, y, names, clock))
+            if (via := vias.get((kind, x, y))) is None:
+                via = vias[kind, x, y] = via_text(str(kind), x, y, names, clock)
+            item = Because(str(rule), str(fact), via)
             if name(o) not in objects:
                 ability_because.setdefault(name(o), []).append(item)
             else:

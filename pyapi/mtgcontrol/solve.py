@@ -7,11 +7,14 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+
+import clingo
 
 from .catalog import Version, numbering_facts
 
@@ -40,6 +43,31 @@ def parse_atom(text: str) -> Atom:
     name, _, rest = text.partition("(")
     return name, tuple(int(arg) if arg[0] in DIGITS else arg.strip('"')
                        for arg in rest[:-1].split(","))
+
+
+class _Values(dict[str, object]):
+    """Argument text -> value (``parse_atom``'s rule), each distinct text converted once."""
+
+    def __missing__(self, text: str) -> object:
+        value = self[text] = int(text) if text[0] in DIGITS else text.strip('"')
+        return value
+
+
+def atoms_by_snapshot(symbols: Sequence[clingo.Symbol]) -> dict[int, list[Atom]]:
+    """A model's shown atoms grouped by their first argument (the snapshot number),
+    which is dropped: ``owner(1,4,2)`` -> ``{1: [("owner", (4, 2))]}``; each atom
+    read as ``parse_atom`` reads it, converting each distinct argument text once.
+
+    (Rendering the whole model as one tuple symbol would be faster, but clingo keeps
+    every symbol ever built: a new tuple per grounding would grow memory forever.)
+    """
+    by_snapshot: dict[int, list[Atom]] = defaultdict(list)
+    value = _Values().__getitem__
+    for text in map(str, symbols):
+        name, _, rest = text.partition("(")
+        args = rest[:-1].split(",")
+        by_snapshot[value(args[0])].append((name, tuple(map(value, args[1:]))))  # type: ignore[index]
+    return by_snapshot
 
 
 @dataclass(frozen=True)

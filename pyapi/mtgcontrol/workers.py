@@ -1,16 +1,25 @@
 """Worker processes that judge chunks of lines; a dead or stuck one is replaced.
 
-Each worker is a spawned process with its own pipe, so the parent always knows which
-chunk a worker holds.  When a worker dies (killed by a signal, out of memory) its
-chunk is judged again, first whole, then line by line; when a chunk takes longer
-than the time limit its worker is killed and its lines are judged one by one, each
-with the full limit, so that only the line that is really too slow becomes an error
-record.  Results come back in input order, each line exactly once.
+Each worker is a process with its own pipe, so the parent always knows which chunk a
+worker holds.  Workers are forked from a server process that has imported the package
+once and warmed its caches (``preload``; ``forkserver`` where the platform has it,
+else they are spawned), so a new worker costs milliseconds, not an interpreter start,
+the imports and the program parse.  clingo never frees a symbol, so a worker's memory
+grows with every snapshot it judges: a worker whose peak memory is over
+``memory_limit`` after a chunk is replaced by a fresh one (the output is the same
+bytes: a ruling does not depend on what the process judged before).  When a
+worker dies (killed by a signal, out of memory) its chunk is judged again, first whole,
+then line by line; when a chunk takes longer than the time limit its worker is killed
+and its lines are judged one by one, each with the full limit, so that only the line
+that is really too slow becomes an error record.  Results come back in input order,
+each line exactly once.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import resource
 import signal
 import sys
 import time
@@ -32,7 +41,9 @@ Failed = Callable[[Line, str], Result]
 """The error record for a line no worker could judge, with the reason."""
 
 RECYCLE_AFTER = 100
-"""Chunks a worker judges before it is replaced (clingo never frees symbols)."""
+"""Chunks a worker judges before it is replaced, whatever its memory."""
+PRELOAD = ["mtgcontrol.preload"]
+"""What the fork server imports once for every worker it forks (the package, warmed)."""
 START_FAILURES = 3
 """Workers in a row that die before they are ready: then give up."""
 
@@ -58,9 +69,22 @@ class Worker:
     jobs_done: int = 0
 
 
-def _serve(conn: Connection, judge: Judge, settings: Any) -> None:
-    """A worker's life: judge what comes until told to stop or the parent is gone."""
+def peak_bytes() -> int:
+    """The most memory this process has held at once (its peak resident set)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
+
+
+def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str]) -> None:
+    """A worker's life: judge what comes until told to stop or the parent is gone;
+    each chunk's results go back with the worker's peak memory so far.
+
+    ``environ`` is the parent's environment now (a fork server's is the one it started
+    with): settings such as ``MTGCONTROL_CATALOG`` are read from it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
     conn.send("ready")
     while True:
         try:
@@ -69,7 +93,8 @@ def _serve(conn: Connection, judge: Judge, settings: Any) -> None:
             return
         if job is None:
             return
-        conn.send(judge(job, settings))
+        results = judge(job, settings)
+        conn.send((results, peak_bytes()))
 
 
 @dataclass
@@ -81,19 +106,26 @@ class Pool:
     settings: Any
     timeout: float
     failed: Failed
+    memory_limit: int | None = None
+    """Bytes of peak memory after which a worker is replaced (None: never)."""
     warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     workers: list[Worker] = field(default_factory=list)
     _start_failures: int = 0
 
     def __post_init__(self) -> None:
-        self._ctx = multiprocessing.get_context("spawn")
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            self._ctx = multiprocessing.get_context("forkserver")
+            self._ctx.set_forkserver_preload(PRELOAD)
+        else:
+            self._ctx = multiprocessing.get_context("spawn")
 
     def pids(self) -> list[int]:
         return [w.process.pid for w in self.workers]
 
     def _spawn(self) -> None:
         ours, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings),
+        process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings,
+                                                        dict(os.environ)),
                                     daemon=True, name="mtgcontrol-worker")
         process.start()
         theirs.close()
@@ -183,10 +215,12 @@ class Pool:
                 continue
             job, worker.job = worker.job, None
             assert job is not None
-            for (number, _), result in zip(job.lines, message, strict=True):
+            results, peak = message
+            for (number, _), result in zip(job.lines, results, strict=True):
                 partial[job.chunk][number] = result
             worker.jobs_done += 1
-            if worker.jobs_done >= RECYCLE_AFTER:
+            if worker.jobs_done >= RECYCLE_AFTER or (
+                    self.memory_limit is not None and peak > self.memory_limit):
                 self._retire(worker, kill=False)
                 self._spawn()
         now = time.monotonic()
