@@ -1,8 +1,8 @@
 """The engine's fast paths against its plain path: the same bytes, every way.
 
-Fast: snapshots split into independent parts, times replaced by their ranks,
-parts answered from the cache.  Plain (``fast=False``): each snapshot whole,
-raw timestamps, no cache.  Compared on 2,000 generated snapshots (the benchmark
+Fast: times replaced by their ranks, card types no rule reads left out,
+snapshots judged before answered from the cache.  Plain (``fast=False``): raw
+timestamps, every type, no cache.  Compared on 2,000 generated snapshots (the benchmark
 generator, small and realistic 20-object ones) and on every scenario file; and
 a ruling is the same alone, in any batch, with any batch size.
 """
@@ -19,7 +19,8 @@ from test_engine import all_snapshots
 
 from mtgcontrol import catalog
 from mtgcontrol.api import adjudicate_many
-from mtgcontrol.engine import Engine, Frame, split
+from mtgcontrol.engine import Engine, Frame
+from mtgcontrol.facts import PLAIN_CLOCK
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,9 +56,9 @@ def test_fast_and_plain_paths_agree_on_generated_snapshots(generated: list[dict]
     differ = [generated[i]["id"] for i, (a, b) in enumerate(zip(plain, fast, strict=True))
               if a != b]
     assert not differ, f"{len(differ)} snapshot(s) differ, e.g. {differ[:5]}"
-    # The corpus exercises the fast paths: split snapshots and cache hits.
+    # The corpus exercises the fast path: ranked times.
     version = catalog.newest()
-    assert sum(Frame.of(d, version, True, True).parts is not None for d in generated) > 500
+    assert sum(Frame.of(d, version, True).clock is not PLAIN_CLOCK for d in generated) > 1500
 
 
 def test_fast_and_plain_paths_agree_on_every_scenario() -> None:
@@ -74,7 +75,7 @@ def test_same_bytes_alone_in_any_batch_and_batch_size(generated: list[dict]) -> 
     in_batch = rulings(sample, fast=True, batch_size=500)
     assert rulings(sample, fast=True, batch_size=7) == in_batch
     assert rulings(list(reversed(sample)), fast=True)[::-1] == in_batch
-    fresh = Engine()  # an empty cache: every part ground again
+    fresh = Engine()  # an empty cache: every snapshot ground again
     version = catalog.newest()
     alone = []
     for doc in sample:
@@ -83,18 +84,16 @@ def test_same_bytes_alone_in_any_batch_and_batch_size(generated: list[dict]) -> 
     assert alone == in_batch
 
 
-def test_parts_follow_the_links_between_objects() -> None:
-    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
-    assert split(doc) is None  # the Aura and the creature it steals are one part
-    doc["objects"].append({"id": "x", "kind": "card", "zone": "hand",
-                           "start": {"zone": "library", "player": "bob"}})
-    pieces = split(doc)
-    assert pieces is not None and len(pieces) == 2
-    assert [[o["id"] for o in p["objects"]] for p, _ in pieces] == [["bear", "magic"], ["x"]]
-    # Every part carries the global fields and the moment being judged.
-    assert all(p["players"] == doc["players"] and p["now"] == doc["now"] for p, _ in pieces)
-    # The part without the static Aura effect is told one exists elsewhere (613.7m).
-    assert [flag for _, flag in pieces] == [False, True]
+def test_a_snapshot_judged_again_comes_from_the_cache(generated: list[dict]) -> None:
+    engine = Engine()
+    items = [(doc, catalog.resolve(doc.get("rules"))) for doc in generated[:50]]
+    first = [r.to_json() for r in engine.judge(items)]
+    hits = engine.phases.cache_hits
+    renamed = [({**doc, "id": f"again-{doc['id']}"}, v) for doc, v in items]
+    again = [r.to_json() for r in engine.judge(renamed)]
+    assert engine.phases.cache_hits - hits == len(items)
+    assert [json.loads(a) | {"id": None} for a in again] == \
+        [json.loads(f) | {"id": None} for f in first]
 
 
 def test_atoms_output_reads_ids_and_times_back() -> None:

@@ -32,7 +32,7 @@ def emitted_predicates() -> set[str]:
     for doc in docs:
         if problems(doc, "x"):
             continue
-        for line in snapshot_facts(doc, 0, "v", Names(), static_elsewhere=True).splitlines():
+        for line in snapshot_facts(doc, 0, "v", Names()).splitlines():
             match = FACT.match(line)
             assert match, line
             found.add(f"{match[1]}/{len(match[2].split(','))}")

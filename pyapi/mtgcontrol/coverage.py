@@ -210,7 +210,7 @@ def _judge_citations(version: catalog.Version,
 
     engine = engine_for((), False)
     judged = [i for i, doc in enumerate(snapshots) if not problems(doc, "scenario")]
-    frames = [engine.frame(snapshots[i], version, may_split=False) for i in judged]
+    frames = [engine.frame(snapshots[i], version) for i in judged]
     cited: list[set[str]] = [set() for _ in snapshots]
     for i, atoms in zip(judged, engine.atoms_of(frames), strict=True):
         for pred, args in atoms:

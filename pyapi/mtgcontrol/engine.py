@@ -41,43 +41,36 @@ from .facts import (
 )
 from .ruling import VIA, Ruling, build_ruling
 from .solve import Atom, NoRuling, Program, atoms_by_snapshot
-from .vocabulary import OUTPUTS, field_at, object_refs
+from .vocabulary import OUTPUTS
 
 OUTPUT_KINDS = ("ruling", "atoms", "violations")
 
 
 @dataclass
 class Frame:
-    """One snapshot's translation: its names, its clock and its fact text; or, when
-    it is split into independent parts (``split``), one frame per part."""
+    """One snapshot's translation: its names, its clock and its fact text."""
 
     doc: dict[str, Any]
     version: catalog.Version
     names: Names
     clock: Clock
-    facts: str  # with '#' where the batch number goes ('' when split into parts)
-    parts: list[Frame] | None = None
+    facts: str  # with '#' where the batch number goes
 
     @classmethod
     def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool,
-           may_split: bool = False, static_elsewhere: bool = False,
            types: frozenset[str] = KNOWN_TYPES) -> Frame:
-        if fast and may_split and (pieces := split(doc)) is not None:
-            return cls(doc, version, Names(), PLAIN_CLOCK, "", [
-                cls.of(part, version, fast, static_elsewhere=other_static, types=types)
-                for part, other_static in pieces])
         names = Names()
         clock = PLAIN_CLOCK
         if fast:
             times = snapshot_times(doc)
-            times.add(doc["now"] if "now" in doc else max(times, default=-1) + 1)  # default_now
+            times.add(doc["now"] if "now" in doc else default_now(doc))
             if min(times) >= 0:
                 clock = Clock.ranked(times)
         try:
-            facts = snapshot_facts(doc, "#", version.const, names, clock, static_elsewhere, types)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
         except KeyError:  # a time the ranking did not see: write the times as they are
             names, clock = Names(), PLAIN_CLOCK
-            facts = snapshot_facts(doc, "#", version.const, names, clock, static_elsewhere, types)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
         return cls(doc, version, names, clock, facts)
 
 
@@ -99,100 +92,6 @@ def read_types(program: str) -> frozenset[str]:
     names cannot change a ruling, as no rule counts or shows types."""
     text = re.sub(r"%[^\n]*", "", program)
     return frozenset(t for t in KNOWN_TYPES if re.search(rf"\b{t}\b", text))
-
-
-# --- Independent parts ---------------------------------------------------------------
-# Which snapshot fields tie objects and effects together: every reference the
-# encodings follow from one object or effect to another (vocabulary.OBJECT_REFS,
-# docs/engine.md).
-OBJECT_LINKS = object_refs("o")
-EFFECT_LINKS = object_refs("e")
-GLOBAL_FIELDS = ("players", "active_player", "turns", "options", "rules", "format")
-
-
-def planar(obj: dict[str, Any]) -> bool:
-    """A plane or phenomenon card, or a card of a planar deck (variants.lp planar_card)."""
-    return obj.get("kind") == "card" and (
-        (obj.get("start") or {}).get("zone") == "planar-deck"
-        or bool({"plane", "phenomenon"} & set(obj.get("types", ()))))
-
-
-def split(doc: dict[str, Any]) -> list[tuple[dict[str, Any], bool]] | None:
-    """The snapshot's independent parts, each a snapshot of its own with every global
-    field (players, leavers, turns, active player, now, options, rules), and whether
-    another part has a static control effect; None when it is not split (one part,
-    or a Planechase game, whose planar controller is global)."""
-    objects = doc.get("objects", [])
-    effects = doc.get("effects", [])
-    if any(planar(obj) for obj in objects):
-        return None
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
-
-    def find(x: tuple[str, str]) -> tuple[str, str]:
-        root = x
-        while parent.setdefault(root, root) != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    def union(a: tuple[str, str], b: tuple[str, str]) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[rb] = ra
-
-    for obj in objects:
-        me = ("o", obj["id"])
-        find(me)
-        for path in OBJECT_LINKS:
-            if path[0] in obj and (ref := field_at(obj, path)) is not None:
-                union(me, ("o", ref))  # type: ignore[arg-type]
-        for path in EFFECT_LINKS:
-            if path[0] in obj and (ref := field_at(obj, path)) is not None:
-                union(me, ("e", ref))  # type: ignore[arg-type]
-        for ab in obj.get("abilities", ()):
-            union(me, ("o", ab["id"]))
-            if "granted_by" in ab:
-                union(me, ("o", ab["granted_by"]))
-    player_effects = []
-    for eff in effects:
-        # players.lp: no object changes controller, but every object of a controlled
-        # player cites the effect (723.3): the effect is global, in every part.
-        if eff["kind"] == "control-player":
-            player_effects.append(eff)
-            continue
-        me = ("e", eff["id"])
-        find(me)
-        if "source" in eff:
-            union(me, ("o", eff["source"]))
-        for target in eff.get("objects", ()):
-            union(me, ("o", target))
-    groups: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
-    for obj in objects:
-        groups.setdefault(find(("o", obj["id"])), ([], []))[0].append(obj)
-    for eff in effects:
-        if eff["kind"] == "control-player":
-            for _, effs in groups.values():
-                effs.append(eff)  # in every part, in the snapshot's order
-        elif (root := find(("e", eff["id"]))) in groups:
-            groups[root][1].append(eff)
-        else:  # an effect that names no object of the snapshot: not split
-            return None
-    pieces = list(groups.items())
-    if len(pieces) < 2:
-        return None
-    base = {k: doc[k] for k in GLOBAL_FIELDS if k in doc}
-    base["now"] = doc["now"] if "now" in doc else default_now(doc)
-    claims = doc.get("claims") or []
-    static_in = {root for root, (_, effs) in pieces
-                 if any(e["kind"] == "control" and e.get("origin") == "static" for e in effs)}
-    out = []
-    for root, (objs, effs) in pieces:
-        part = dict(base, objects=objs, effects=effs)
-        if claims:
-            part["claims"] = [c if find(("o", c["object"])) == root else None for c in claims]
-        out.append((part, bool(static_in - {root})))
-    return out
 
 
 @dataclass
@@ -224,8 +123,9 @@ class Engine:
     # ``#show`` lines that replace show.lp's (research.views: the facts impact
     # compares); every rule of the encodings is kept.
     show: str = ""
-    cache_size: int = 20_000
-    # Snapshots (or parts) per grounding: few, so that the snapshot numbers, and
+    # Snapshots judged before, by their whole fact text (repeats in a corpus).
+    cache_size: int = 1_000
+    # Snapshots per grounding: few, so that the snapshot numbers, and
     # with them the ground atoms clingo keeps for the life of the process, stay few.
     grounding_size: int = 128
     phases: Phases = field(default_factory=Phases)
@@ -256,11 +156,10 @@ class Engine:
                 builder.add(statement)
 
     # --- judging -----------------------------------------------------------------
-    def frame(self, doc: dict[str, Any], version: catalog.Version,
-              may_split: bool = True) -> Frame:
+    def frame(self, doc: dict[str, Any], version: catalog.Version) -> Frame:
         start = time.perf_counter()
         fast = self.fast and not self.changes
-        frame = Frame.of(doc, version, fast, may_split, types=self.types if fast else KNOWN_TYPES)
+        frame = Frame.of(doc, version, fast, types=self.types if fast else KNOWN_TYPES)
         self.phases.facts += time.perf_counter() - start
         return frame
 
@@ -269,21 +168,16 @@ class Engine:
         """Judge validated ``(document, version)`` pairs, in order (one grounding)."""
         if output not in OUTPUT_KINDS:
             raise ValueError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
-        frames = [self.frame(doc, version, output != "atoms") for doc, version in items]
+        frames = [self.frame(doc, version) for doc, version in items]
         return self.judge_frames(frames, output)
 
     def judge_frames(self, frames: Sequence[Frame], output: str = "ruling") -> list[Any]:
-        flat = [p for f in frames for p in (f.parts or [f])]
-        found = iter(self.atoms_of(flat))
-        atoms = [[next(found) for _ in f.parts] if f.parts else next(found) for f in frames]
+        atoms = self.atoms_of(frames)
         start = time.perf_counter()
         if output == "atoms":
-            if any(f.parts for f in frames):
-                raise ValueError("atoms output needs frames that are not split")
             out: list[Any] = [read_atoms(f, a) for f, a in zip(frames, atoms, strict=True)]
         else:
-            out = [merged_ruling(f, a) if f.parts else
-                   build_ruling(f.doc, f.version.name, a, f.names, f.clock)
+            out = [build_ruling(f.doc, f.version.name, a, f.names, f.clock)
                    for f, a in zip(frames, atoms, strict=True)]
             if output == "violations":
                 out = [r.violations for r in out]
@@ -352,49 +246,6 @@ class Engine:
         del ctl, handle, model  # clingo frees the ground program here
         ph.release += time.perf_counter() - start
         return by_snapshot
-
-
-def merged_ruling(frame: Frame, atoms: list[list[Atom]]) -> Ruling:
-    """The ruling of a split snapshot: its parts' rulings side by side.
-
-    Each part's history is expanded over every time point of the whole snapshot
-    (the union of the parts' ``moment/2`` atoms); lists are put in the canonical
-    order again (ruling.build_ruling).
-    """
-    assert frame.parts is not None
-    moments: set[int] = set()
-    for part, found in zip(frame.parts, atoms, strict=True):
-        when = part.clock.time
-        moments.update(when(a[0]) for pred, a in found if pred == "moment")
-    over = sorted(moments)
-    doc = frame.doc
-    ruling = Ruling(id=doc.get("id"), rules=frame.version.name)
-    pieces = [build_ruling(p.doc, frame.version.name, a, p.names, p.clock, over)
-              for p, a in zip(frame.parts, atoms, strict=True)]
-    objects: dict[str, Any] = {}
-    abilities: dict[str, Any] = {}
-    # Player control effects are in every part: their violations come from the first.
-    global_ids = {e["id"] for e in doc.get("effects", []) if e["kind"] == "control-player"}
-    for i, piece in enumerate(pieces):
-        objects.update(piece.objects)
-        abilities.update(piece.abilities)
-        ruling.left_game.update(piece.left_game)
-        ruling.controlled_players.update(piece.controlled_players)
-        ruling.choices.extend(piece.choices)
-        ruling.violations.extend(v for v in piece.violations
-                                 if i == 0 or not (v.objects and set(v.objects) <= global_ids))
-    order: dict[str, int] = {}
-    for obj in doc.get("objects", []):
-        order[obj["id"]] = len(order)
-        ruling.objects[obj["id"]] = objects[obj["id"]]
-        for ab in obj.get("abilities", ()):
-            ruling.abilities[ab["id"]] = abilities[ab["id"]]
-    ruling.left_game = {o: ruling.left_game[o] for o in sorted(
-        ruling.left_game, key=lambda o: (order.get(o, 0), o))}
-    ruling.choices.sort(key=lambda c: (order.get(c.object, len(order)), c.object, c.fact,
-                                       c.chooser, c.rule))
-    ruling.violations.sort(key=lambda v: (v.rule, v.code, v.objects, v.message))
-    return ruling
 
 
 def read_atoms(frame: Frame, atoms: list[Atom]) -> list[tuple[Any, ...]]:

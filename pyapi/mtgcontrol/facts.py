@@ -121,19 +121,16 @@ PLAIN_CLOCK = Clock()
 
 
 def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
-                   clock: Clock = PLAIN_CLOCK, static_elsewhere: bool = False,
+                   clock: Clock = PLAIN_CLOCK,
                    known_types: frozenset[str] = KNOWN_TYPES) -> str:
     """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
 
-    ``static_elsewhere``: ``doc`` is one part of a larger snapshot (engine.py) that
-    has a static control effect in another part.  ``known_types``: the card
-    types written (the engine's fast path writes only those the program reads).
+    ``known_types``: the card types written (the engine's fast path writes only
+    those the program reads).
     """
     t = clock.code
     out: list[str] = []
     emit = out.append
-    if static_elsewhere:
-        emit(f"static_elsewhere({s}).")
     pl = names.of
     ob = names.of
 
@@ -192,8 +189,6 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
             emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
 
     for i, claim in enumerate(doc.get("claims", ())):
-        if claim is None:  # a claim judged in another part of the snapshot (engine.py)
-            continue
         o = ob("o", claim["object"])
         for fact in ("owner", "controller"):
             if fact in claim:

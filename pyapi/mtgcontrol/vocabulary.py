@@ -46,8 +46,7 @@ class Output:
 
 
 # Fields of an object that name a player (p), another object (o) or an effect (e),
-# as paths inside the object.  validate.py checks each reference; engine.split
-# follows the object and effect ones (what ties parts of a snapshot together).
+# as paths inside the object.  validate.py checks each reference.
 OBJECT_REFS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("brought_in_by",), "p"), (("legal_owner",), "p"),
     (("start", "player"), "p"), (("entered", "under"), "p"),
@@ -129,8 +128,6 @@ _IN = [
     Input("controls_player", "Sepp", "$.effects[].player, .controlled (control-player)",
           ("723.1a",)),
     Input("claim", "Snocp", "$.claims[i].object, .owner / .controller", ("checks",)),
-    Input("static_elsewhere", "S",
-          "(engine) another part of the snapshot has a static control effect", ("613.7m",)),
 ]
 INPUTS: dict[str, Input] = {i.pred: i for i in _IN}
 
