@@ -334,6 +334,19 @@ def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
         (False, str(n)) for n in range(1, 13)]
 
 
+def test_replacing_workers_for_memory_changes_no_byte(tmp_path: Path) -> None:
+    """--worker-memory 1: every worker is over the limit after its first chunk, so a
+    fresh fork judges each chunk; the output is that of one worker judging one chunk."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(jsonl(EXAMPLES * 2).encode() + b"\n".join(HOSTILE[:4]) + b"\n")
+    whole, replaced = tmp_path / "whole.jsonl", tmp_path / "replaced.jsonl"
+    assert main(["batch", str(source), "-o", str(whole), "--batch-size", "1000"]) == 1
+    out = run_cli("batch", str(source), "-o", str(replaced), "--batch-size", "3",
+                  "--workers", "2", "--worker-memory", "1")
+    assert out.returncode == 1, out.stderr
+    assert replaced.read_bytes() == whole.read_bytes()
+    assert len(records(replaced)) == len(EXAMPLES) * 2 + 4
+
 # --- people at a terminal ----------------------------------------------------------------
 
 def test_a_progress_bar_only_on_a_terminal_and_a_summary_always(tmp_path: Path) -> None:
