@@ -33,8 +33,14 @@ import clingo
 from mtgcontrol import catalog
 from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
-from mtgcontrol.research.search import (Search, builtin_invariants, impact_search, search_file,
-                                        tagged, verify_version)
+from mtgcontrol.research.search import (
+    Search,
+    builtin_invariants,
+    impact_search,
+    search_file,
+    tagged,
+    verify_version,
+)
 
 
 def progress(message: str) -> None:
