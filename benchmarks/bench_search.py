@@ -13,30 +13,73 @@ whether the target is met:
 
     .venv/bin/python benchmarks/bench_search.py            # the targets
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
+    .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
+
+``--ground`` prints, for the verify program (2026-08-07, 3 / 5 / 3) and the
+impact program (2017-04-28 -> 2020-11-20, 3 / 4 / 2): the CPU time of grounding
+and of the first solve (clasp's preprocessing, size 1), the ground rules and
+atoms clasp receives, and the peak resident memory so far.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
+
+import clingo
 
 from mtgcontrol import catalog
 from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
-from mtgcontrol.research.search import builtin_invariants, impact_search, verify_version
+from mtgcontrol.research.search import (
+    Search,
+    builtin_invariants,
+    impact_search,
+    search_file,
+    tagged,
+    verify_version,
+)
 
 
 def progress(message: str) -> None:
     print(f"    ... {message}", file=sys.stderr, flush=True)
 
 
+def ground_figures() -> None:
+    """Grounding cost of the two target programs (no search)."""
+    programs = (
+        ("verify 2026-08-07", Bounds(3, 5, 3), [(0, catalog.resolve("2026-08-07"))],
+         tagged(builtin_invariants()), False),
+        ("impact 2017-04-28 -> 2020-11-20", Bounds(3, 4, 2),
+         [(0, catalog.resolve("2017-04-28")), (1, catalog.resolve("2020-11-20"))],
+         search_file("differ.lp"), True))
+    for label, bounds, slots, goal, late in programs:
+        start = time.process_time()
+        search = Search(bounds, slots, goal, late=late, fewest_players=not late)
+        grounded = time.process_time() - start
+        if not late:
+            search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
+        start = time.process_time()
+        search.solve_at(1)
+        solved = time.process_time() - start
+        lp = search.ctl.statistics["problem"]["lp"]
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+        print(f"{label} at {bounds}: grounding {grounded:.1f} s CPU, first solve {solved:.1f} s "
+              f"CPU, {lp['rules']:.0f} rules, {lp['atoms']:.0f} atoms, peak RSS {rss:.2f} GB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--ground", action="store_true", help="grounding figures only")
     parser.add_argument("--skip-verify", action="store_true")
     parser.add_argument("--windows", default="1,2,3", help="which windows (1,2,3)")
     args = parser.parse_args()
+    if args.ground:
+        ground_figures()
+        return 0
     verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 5, 3)
     impact_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 4, 2)
     ok = True
