@@ -165,8 +165,9 @@ def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -
 
 
 def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
-    """613.7f (613.6e in 2017) is not cited by the ruling; the counterfactual
-    attribution still files the difference under it (issue 12, item 2)."""
+    """613.7f (613.6e in 2017) decides the order: the ruling cites it, so the cause
+    from citations is that group, and the counterfactual attribution (switching
+    it off changes the controller) files it there too (issue 12, item 2)."""
     from mtgcontrol.research.search import attribute
     from mtgcontrol.research.views import Sides, compare, judge_pairs
 
@@ -185,7 +186,7 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     sides = Sides.of(v2012, V2017)
     pairs, names = judge_pairs([doc], v2012, V2017)
     diffs = [compare(a, b, sides)[0] for a, b in pairs]
-    assert [d.cause for d in diffs[0]] == [((), ())]  # no one-sided rule is cited
+    assert [d.cause for d in diffs[0]] == [((), ("613.6e",))]  # cited by the 2017 ruling
     attribute([doc], diffs, pairs, v2012, V2017, sides)
     (diff,) = diffs[0]
     assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
