@@ -29,6 +29,7 @@ import clingo
 from clingo import ast
 
 from .. import catalog
+from ..engine import replace_show
 from ..facts import Names, default_now, snapshot_facts
 from ..solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
@@ -48,14 +49,7 @@ SIZE_CAPS = """
 
 def strip_show(text: str) -> str:
     """Program text without its ``#show`` lines (a search shows its own)."""
-    kept: list[str] = []
-    skipping = False
-    for line in text.splitlines():
-        if skipping or line.lstrip().startswith("#show"):
-            skipping = not line.rstrip().endswith(".")
-            continue
-        kept.append(line)
-    return "\n".join(kept)
+    return replace_show(text, "")
 
 
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
