@@ -296,17 +296,24 @@ def test_resume_cuts_a_partial_last_line_and_keeps_gz_files_identical(
 
 # --- Dask ------------------------------------------------------------------------------------
 
+def same_bytes_both_ways(tmp_path: Path, copies: int, hostile: int, reference: list[str],
+                         other: list[str]) -> None:
+    """``batch`` with the ``reference`` options in process and with the ``other``
+    options as a command give the same bytes (one line per input line)."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(jsonl(EXAMPLES * copies).encode() + b"\n".join(HOSTILE[:hostile]) + b"\n")
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert main(["batch", str(source), "-o", str(first), *reference]) == 1
+    out = run_cli("batch", str(source), "-o", str(second), *other)
+    assert out.returncode == 1, out.stderr
+    assert second.read_bytes() == first.read_bytes()
+    assert len(records(second)) == len(EXAMPLES) * copies + hostile
+
+
 def test_dask_local_cluster_gives_the_bytes_of_a_local_run(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    source = tmp_path / "in.jsonl"
-    source.write_bytes(jsonl(EXAMPLES * 3).encode() + b"\n".join(HOSTILE[:6]) + b"\n")
-    local, on_dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
-    assert main(["batch", str(source), "-o", str(local), "--batch-size", "4"]) == 1
-    out = run_cli("batch", str(source), "-o", str(on_dask), "--batch-size", "4",
-                  "--dask", "local", "--workers", "2")
-    assert out.returncode == 1, out.stderr
-    assert on_dask.read_bytes() == local.read_bytes()
-    assert len(records(on_dask)) == len(EXAMPLES) * 3 + 6
+    same_bytes_both_ways(tmp_path, 3, 6, ["--batch-size", "4"],
+                         ["--batch-size", "4", "--dask", "local", "--workers", "2"])
 
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error(tmp_path: Path) -> None:
@@ -337,15 +344,8 @@ def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
 def test_replacing_workers_for_memory_changes_no_byte(tmp_path: Path) -> None:
     """--worker-memory 1: every worker is over the limit after its first chunk, so a
     fresh fork judges each chunk; the output is that of one worker judging one chunk."""
-    source = tmp_path / "in.jsonl"
-    source.write_bytes(jsonl(EXAMPLES * 2).encode() + b"\n".join(HOSTILE[:4]) + b"\n")
-    whole, replaced = tmp_path / "whole.jsonl", tmp_path / "replaced.jsonl"
-    assert main(["batch", str(source), "-o", str(whole), "--batch-size", "1000"]) == 1
-    out = run_cli("batch", str(source), "-o", str(replaced), "--batch-size", "3",
-                  "--workers", "2", "--worker-memory", "1")
-    assert out.returncode == 1, out.stderr
-    assert replaced.read_bytes() == whole.read_bytes()
-    assert len(records(replaced)) == len(EXAMPLES) * 2 + 4
+    same_bytes_both_ways(tmp_path, 2, 4, ["--batch-size", "1000"],
+                         ["--batch-size", "3", "--workers", "2", "--worker-memory", "1"])
 
 # --- people at a terminal ----------------------------------------------------------------
 
