@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from mtgcontrol import catalog, research
+    from mtgcontrol.engine import Engine
     from mtgcontrol.validate import problems
 
     lines = corpus_lines(args.snapshots, args.seed)
@@ -87,21 +88,21 @@ def main(argv: list[str] | None = None) -> int:
         problems(doc, "bench")
     validation = time.process_time() - start
     grounding = [0.0]
-    real_solve_views = research.views._solve_views
+    real_solve = Engine.solve
 
-    def timed(*a: object, **k: object) -> object:
+    def timed(self: Engine, facts: list[str]) -> object:
         begin = time.process_time()
         try:
-            return real_solve_views(*a, **k)  # type: ignore[arg-type]
+            return real_solve(self, facts)
         finally:
             grounding[0] += time.process_time() - begin
 
-    research.views._solve_views = timed  # type: ignore[assignment]
+    Engine.solve = timed  # type: ignore[assignment,method-assign]
     start = time.process_time()
     report = research.impact_corpus(list(enumerate(lines, 1)), catalog.resolve(V1),
                                     catalog.resolve(V2))
     total = time.process_time() - start
-    research.views._solve_views = real_solve_views  # type: ignore[assignment]
+    Engine.solve = real_solve  # type: ignore[method-assign]
     print(f"impact in process: {total:.1f} s cpu = validation ~{validation:.1f} s + "
           f"ground, solve and read {grounding[0]:.1f} s + rest "
           f"{total - validation - grounding[0]:.1f} s; {report.judged} judged, "
