@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=positive_int, default=100,
                    help="lines per chunk: what a worker judges at a time and the output "
                         "written together (default 100; the engine grounds up to 128 "
-                        "independent parts of snapshots at a time, whatever the chunk)")
+                        "snapshots at a time, whatever the chunk)")
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
                         "over it becomes an error record")

@@ -207,7 +207,7 @@ def because_order(item: Because) -> tuple[int, str, str, str]:
 
 
 def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names,
-                 clock: Clock = PLAIN_CLOCK, moments: Sequence[int] | None = None) -> Ruling:
+                 clock: Clock = PLAIN_CLOCK) -> Ruling:
     """The ruling for one snapshot from its shown atoms (in any order).
 
     Lists come out in a canonical order that does not depend on the atoms'
@@ -215,8 +215,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     ``because`` by (fact, rule, via); ``left_game`` and ``objects`` in the
     snapshot's object order; ``choices`` by (object order, fact, chooser, rule)
     with sorted outcomes; ``violations`` by (rule, code, objects, message).
-    ``moments``: the time points to expand histories over, if not the atoms' own
-    (the engine gives a part of a snapshot the whole snapshot's).
+    Histories are expanded over the snapshot's time points (``moment/2``).
     """
     ruling = Ruling(id=doc.get("id"), rules=version)
     ruling._snapshot = doc  # type: ignore[attr-defined]  # for _repr_html_; not a field
@@ -291,7 +290,7 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     seats = {p if isinstance(p, str) else p["id"]: i for i, p in enumerate(doc["players"])}
     ruling.controlled_players = {q: controlled[q] for q in sorted(
         controlled, key=lambda q: (seats.get(q, 0), q))}
-    over = sorted(shown_moments) if moments is None else moments
+    over = sorted(shown_moments)
     for o in sorted(runs.keys() | points.keys()):
         objects[name(o)].history = expand_history(over, runs.get(o, {}), ends.get(o, set()),
                                                   points.get(o, set()))
