@@ -7,6 +7,7 @@
     python benchmarks/bench_engine.py extremes
     python benchmarks/bench_engine.py differential [--snapshots 100000]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
+    python benchmarks/bench_engine.py floor [--snapshots 2048]
 
 The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
 effects (seeded: the same snapshots every run).  ``rates`` judges one file with
@@ -15,6 +16,8 @@ the plain-Python reference (benchmarks/reference.py, one core) and with
 end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
 ``memory`` prints the peak RSS of the whole process tree (sampled every 20 ms).
 ``run`` is the long run (write the corpus, judge it, time and peak memory).
+``floor`` prints what judging costs at the least, in CPU seconds of one process,
+against the per-snapshot budget the rate target leaves each worker.
 Figures only, no assertion; the machine may be shared (say so when recording).
 """
 
@@ -267,6 +270,84 @@ def cmd_run(args: argparse.Namespace) -> None:
               f"peak RSS of the process tree {peak / 2**20:.0f} MB")
 
 
+# The clingo floor: the subset the reference judges (owner, default controller,
+# latest control effect that names a player), written over the engine's facts.
+REFERENCE_SUBSET = """
+owner_is(S,O,P) :- start(S,O,_,P), not brought_in_by(S,O,_).
+owner_is(S,O,P) :- brought_in_by(S,O,P).
+owner_is(S,O,P) :- created(S,O,_,P).
+dflt_is(S,O,P) :- entered(S,O,_,P), obj(S,O,_,battlefield).
+dflt_is(S,O,P) :- put_on_stack(S,O,_,P), obj(S,O,_,stack).
+later(S,O,T) :- affects(S,E,_,O), effect(S,E,control,_,T), affects(S,E2,_,O),
+    effect(S,E2,control,_,T2), gives_to(S,E2,_), T2 > T.
+stolen_by(S,O,P) :- affects(S,E,_,O), effect(S,E,control,_,T), gives_to(S,E,P),
+    not later(S,O,T), dflt_is(S,O,_).
+ctrl_is(S,O,P) :- stolen_by(S,O,P).
+ctrl_is(S,O,P) :- dflt_is(S,O,P), not stolen_by(S,O,_).
+#show owner_is/3. #show ctrl_is/3. #show dflt_is/3.
+"""
+
+
+def cmd_floor(args: argparse.Namespace) -> None:
+    """The least a judging costs (CPU seconds of one process, per snapshot): the
+    Python steps of the pipeline with every snapshot's atoms already known
+    (a second pass, all from the cache), and clingo reading the same snapshots'
+    facts, 128 to a grounding, with no rules or with only the reference's subset.
+    Compared with the budget the target leaves each of 2 workers."""
+    import clingo
+
+    from mtgcontrol import catalog
+    from mtgcontrol.api import adjudicate_many, engine_for
+
+    make = load("make_corpus")
+    reference = load("reference")
+    rng = random.Random(args.seed)
+    lines = [json.dumps(make.realistic(rng, i + 1)) for i in range(args.snapshots)]
+    n = len(lines)
+    start = time.process_time()
+    for line in lines:
+        json.dumps(reference.judge(json.loads(line)))
+    ref_rate = n / (time.process_time() - start)
+    budget = 2 / (0.35 * ref_rate)
+    print(f"{n} realistic 20-object snapshots; CPU time of one process")
+    print(f"reference: {ref_rate:,.0f} snapshots/s; 35 % of it on 2 workers leaves each "
+          f"worker {budget * 1e3:.3f} ms per snapshot")
+
+    def pipeline() -> float:
+        begin = time.process_time()
+        docs = [(json.loads(line), "floor") for line in lines]
+        for ruling in adjudicate_many(docs, fast=True, batch_size=100):
+            ruling.to_json()
+        return time.process_time() - begin
+
+    engine = engine_for((), True)
+    engine.cache_size = n
+    cold = pipeline()
+    warm = pipeline()
+    for label, seconds in (("engine, every snapshot judged:", cold / n),
+                           ("engine, every snapshot from the cache:", warm / n)):
+        print(f"{label:<40} {seconds * 1e3:7.3f} ms per snapshot "
+              f"({seconds / budget:.1f}x the budget)")
+    print("  (from the cache: JSON parse, validation, facts, ruling and output only)")
+    version = catalog.newest()
+    texts = [engine.frame(json.loads(line), version).facts for line in lines]
+    for label, program in (("clingo, the facts and no rule:", "#show obj/4."),
+                           ("clingo, the reference's subset:", REFERENCE_SUBSET)):
+        begin = time.process_time()
+        for first in range(0, n, 128):
+            ctl = clingo.Control(["--warn=none"])
+            ctl.add("base", [], program)
+            ctl.add("base", [], "\n".join(t.replace("(#", f"({s}")
+                                          for s, t in enumerate(texts[first:first + 128])))
+            ctl.ground([("base", [])])
+            with ctl.solve(yield_=True) as handle:
+                for model in handle:
+                    [str(symbol) for symbol in model.symbols(shown=True)]
+        seconds = (time.process_time() - begin) / n
+        print(f"{label:<40} {seconds * 1e3:7.3f} ms per snapshot "
+              f"({seconds / budget:.1f}x the budget)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -291,6 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("cost")
     p.add_argument("--per-cell", type=int, default=20)
     p.set_defaults(func=cmd_cost)
+    p = sub.add_parser("floor")
+    p.add_argument("--snapshots", type=int, default=2048)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_floor)
     p = sub.add_parser("extremes")
     p.set_defaults(func=cmd_extremes)
     args = parser.parse_args(argv)
