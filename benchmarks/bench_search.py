@@ -14,6 +14,9 @@ whether the target is met:
     .venv/bin/python benchmarks/bench_search.py            # the targets
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
     .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
+    .venv/bin/python benchmarks/bench_search.py --sizes one-controller --bounds 3,3,2 \
+        --upto 4 [--option=--configuration=crafty ...] [--cumulative]
+                                                 # CPU per size of one invariant's search
 
 ``--ground`` prints, for the verify program (2026-08-07, 3 / 5 / 3) and the
 impact program (2017-04-28 -> 2020-11-20, 3 / 4 / 2): the CPU time of grounding
@@ -70,15 +73,49 @@ def ground_figures() -> None:
               f"CPU, {lp['rules']:.0f} rules, {lp['atoms']:.0f} atoms, peak RSS {rss:.2f} GB")
 
 
+def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
+                 cumulative: bool, rules: str) -> None:
+    """One invariant's search (verify's program), size by size: CPU, choices, conflicts."""
+    chosen = [i for i in builtin_invariants() if i.name == invariant]
+    if not chosen:
+        raise SystemExit(f"no built-in invariant {invariant!r}")
+    start = time.process_time()
+    search = Search(bounds, [(0, catalog.resolve(rules))], tagged(chosen), options=options)
+    search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
+    print(f"{invariant} {rules} at {bounds} {' '.join(options)}: grounding "
+          f"{time.process_time() - start:.1f} s CPU", flush=True)
+    for size in range(1, upto + 1):
+        start = time.process_time()
+        found = search.solve_at(size, exact=not cumulative)
+        stats = search.ctl.statistics["solving"]["solvers"]
+        print(f"  size {size}{'' if cumulative else ' exactly'}: "
+              f"{'counterexample' if found else 'none (UNSAT)'}, "
+              f"{time.process_time() - start:.1f} s CPU, {stats['choices']:.0f} choices, "
+              f"{stats['conflicts']:.0f} conflicts", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--ground", action="store_true", help="grounding figures only")
+    parser.add_argument("--sizes", metavar="INVARIANT",
+                        help="per-size CPU of one built-in invariant's search")
+    parser.add_argument("--bounds", default="3,3,2", help="with --sizes: players,objects,effects")
+    parser.add_argument("--upto", type=int, default=4, help="with --sizes: the largest size")
+    parser.add_argument("--rules", default="2026-08-07", help="with --sizes: the CR version")
+    parser.add_argument("--option", action="append", default=[],
+                        help="with --sizes: an extra clingo option (repeatable)")
+    parser.add_argument("--cumulative", action="store_true",
+                        help="with --sizes: size k means at most k (as before), not exactly k")
     parser.add_argument("--skip-verify", action="store_true")
     parser.add_argument("--windows", default="1,2,3", help="which windows (1,2,3)")
     args = parser.parse_args()
     if args.ground:
         ground_figures()
+        return 0
+    if args.sizes:
+        size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
+                     args.option, args.cumulative, args.rules)
         return 0
     verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 5, 3)
     impact_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 4, 2)

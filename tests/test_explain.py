@@ -232,7 +232,7 @@ def _losses(exp: Explained, oid: str) -> dict[str, list[tuple[str, list[str]]]]:
     ("layer2/211-auras-enchanting-each-other-loop.yaml", "2017-04-28", "o1", "e1", "loop_tie",
      "$.effects[1]"),
     ("layer2/215-undecided-candidate-does-not-block.yaml", None, "bear", "e3", "player_unknown",
-     "$.objects[0]"),
+     "$.objects[2]"),
 ])
 def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: str, code: str,
                                path: str) -> None:
@@ -292,14 +292,18 @@ def test_loop_effect_rests_on_what_came_before_it() -> None:
 def test_undecided_source_and_loop_with_a_player_gone() -> None:
     """Whether an effect applies cannot be derived: each case says why, in its own code."""
     doc = _scenario("layer2/215-undecided-candidate-does-not-block.yaml")
-    doc["effects"] = doc["effects"][:2] + [{
-        "id": "e3", "kind": "control", "origin": "resolution", "source": "o1", "player": "carol",
+    doc["effects"] = doc["effects"][:3] + [{
+        "id": "e3", "kind": "control", "origin": "resolution", "source": "o3", "player": "carol",
         "objects": ["bear"], "timestamp": 5, "duration": "while-you-control-source"}]
     exp = explain(doc)
     assert exp.ruling.controller("bear") is None
-    assert _losses(exp, "bear")["e3"] == [("source_undecided", ["$.effects[2]", "$.objects[0]"])]
+    assert _losses(exp, "bear")["e3"] == [("source_undecided", ["$.effects[3]", "$.objects[2]"])]
+    # A loop in a game a player has left, left open by bob's steal of o1 at 2 (a closed
+    # one is walked over its orders and resolved, layer2.lp).
     doc = _scenario("layer2/211-auras-enchanting-each-other-loop.yaml")
     doc["players"] = ["alice", "bob", {"id": "carol", "left_at": 2}]
+    doc["effects"].append({"id": "e3", "kind": "control", "origin": "resolution", "source": "o1",
+                           "player": "bob", "objects": ["o1"], "timestamp": 2})
     exp = explain(doc)
     assert {v.rule for v in exp.ruling.violations} == {"613.8"}
     assert _losses(exp, "o1")["e1"] == [("loop_player_left",
