@@ -252,6 +252,19 @@ def test_undecided_earlier_effect_loses_to_later() -> None:
     assert [c for c, _ in _losses(exp, "bear")["e3"]] == ["later", "player_unknown"]
 
 
+def test_undecided_earlier_effect_loses_to_later_on_an_object_no_effect_comes_from() -> None:
+    """215 with carol's steal from a sorcery, so that the bear is no effect's source
+    (lazy/2, layer2.lp: its keys are derived at `now` only): still "later"."""
+    doc = _scenario("layer2/215-undecided-candidate-does-not-block.yaml")
+    doc["objects"] = [*doc["objects"], {
+        "id": "steal", "kind": "card", "zone": "graveyard", "types": ["sorcery"],
+        "start": {"zone": "library", "player": "carol"}}]
+    doc["effects"] = [*doc["effects"][:4], dict(doc["effects"][4], source="steal")]
+    exp = explain(doc)
+    assert exp.ruling.controller("bear") == "carol"
+    assert [c for c, _ in _losses(exp, "bear")["e3"]] == ["later", "player_unknown"]
+
+
 def test_exchange_with_permanent_spell_rests_on_its_caster() -> None:
     """202: who controlled the spell before the exchange is its caster, from `entered`."""
     exp = explain(_scenario("layer2/202-exchange-with-permanent-spell-resolved.yaml"))
