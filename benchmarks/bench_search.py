@@ -15,8 +15,8 @@ whether the target is met:
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
     .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
     .venv/bin/python benchmarks/bench_search.py --sizes one-controller --bounds 3,3,2 \
-        --upto 4 [--option=--configuration=crafty ...] [--cumulative]
-                                                 # CPU per size of one invariant's search
+        --upto 4 [--option=--configuration=crafty ...] [--cumulative] [--threads 2]
+                                                 # CPU (and wall) per size of one invariant's search
 
 ``--ground`` prints, for the verify program (2026-08-07, 3 / 5 / 3) and the
 impact program (2017-04-28 -> 2020-11-20, 3 / 4 / 2): the CPU time of grounding
@@ -37,6 +37,7 @@ from mtgcontrol import catalog
 from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
 from mtgcontrol.research.search import (
+    DEFAULT_THREADS,
     Search,
     builtin_invariants,
     impact_search,
@@ -74,24 +75,26 @@ def ground_figures() -> None:
 
 
 def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
-                 cumulative: bool, rules: str) -> None:
+                 cumulative: bool, rules: str, threads: int) -> None:
     """One invariant's search (verify's program), size by size: CPU, choices, conflicts."""
     chosen = [i for i in builtin_invariants() if i.name == invariant]
     if not chosen:
         raise SystemExit(f"no built-in invariant {invariant!r}")
     start = time.process_time()
-    search = Search(bounds, [(0, catalog.resolve(rules))], tagged(chosen), options=options)
+    search = Search(bounds, [(0, catalog.resolve(rules))], tagged(chosen), options=options,
+                    threads=threads)
     search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
     print(f"{invariant} {rules} at {bounds} {' '.join(options)}: grounding "
           f"{time.process_time() - start:.1f} s CPU", flush=True)
     for size in range(1, upto + 1):
-        start = time.process_time()
+        start, wall = time.process_time(), time.perf_counter()
         found = search.solve_at(size, exact=not cumulative)
         stats = search.ctl.statistics["solving"]["solvers"]
         print(f"  size {size}{'' if cumulative else ' exactly'}: "
               f"{'counterexample' if found else 'none (UNSAT)'}, "
-              f"{time.process_time() - start:.1f} s CPU, {stats['choices']:.0f} choices, "
-              f"{stats['conflicts']:.0f} conflicts", flush=True)
+              f"{time.process_time() - start:.1f} s CPU, "
+              f"{time.perf_counter() - wall:.1f} s wall ({threads} thread(s)), "
+              f"{stats['choices']:.0f} choices, {stats['conflicts']:.0f} conflicts", flush=True)
 
 
 def main() -> int:
@@ -107,6 +110,8 @@ def main() -> int:
                         help="with --sizes: an extra clingo option (repeatable)")
     parser.add_argument("--cumulative", action="store_true",
                         help="with --sizes: size k means at most k (as before), not exactly k")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help="solver threads for verify (and --sizes)")
     parser.add_argument("--skip-verify", action="store_true")
     parser.add_argument("--windows", default="1,2,3", help="which windows (1,2,3)")
     args = parser.parse_args()
@@ -115,7 +120,7 @@ def main() -> int:
         return 0
     if args.sizes:
         size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
-                     args.option, args.cumulative, args.rules)
+                     args.option, args.cumulative, args.rules, args.threads)
         return 0
     verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 5, 3)
     impact_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 4, 2)
@@ -123,7 +128,8 @@ def main() -> int:
     if not args.skip_verify:
         start = time.perf_counter()
         verdicts = verify_version(verify_bounds, catalog.resolve("2026-08-07"),
-                                  builtin_invariants(), progress=progress)
+                                  builtin_invariants(), progress=progress,
+                                  threads=args.threads)
         seconds = time.perf_counter() - start
         met = seconds <= 60
         ok &= met

@@ -77,6 +77,29 @@ def test_a_user_invariant_file(tmp_path: Path) -> None:
         "spell_put_on_stack_by"]
 
 
+def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
+    """Proofs split over threads find models in an order that depends on timing; the
+    counterexamples printed come from a one-thread search of their size, so the same."""
+    def verdicts(threads: str) -> list[dict[str, object]]:
+        code, out = run_cli("verify", "--all-versions", "--players", "2", "--objects", "2",
+                            "--effects", "1", "--threads", threads, "--quiet",
+                            "--format", "json")
+        assert code == 1
+        found = json.loads(out)["verdicts"]
+        for v in found:
+            v.pop("seconds")
+        return found
+
+    one = verdicts("1")
+    assert sum(not v["holds"] for v in one) == 9 and all(
+        v["reproduced"] for v in one if not v["holds"])
+    assert verdicts("2") == one
+    # The fewest players, then nobody leaving: a may-cast copy of a card with no owner.
+    owner = next(v for v in one if v["invariant"] == "one-owner")
+    assert owner["counterexample"]["players"] == ["p1", "p2"]
+    assert main(["verify", "--threads", "0", "--quiet"]) == 2
+
+
 def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "broken.lp"
     path.write_text("fail(S,x,O) :- obj(S,O,_,_)\n", encoding="utf-8")

@@ -249,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--invariant", metavar="FILE.lp", action="append", default=[],
                    help="an invariant file deriving fail(S,What,X) (repeatable); default: "
                         "the built-in invariants")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="solver threads for the proofs (default: the cores, at most 4); "
+                        "the verdicts and counterexamples do not depend on it")
     return parser
 
 

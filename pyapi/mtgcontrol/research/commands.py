@@ -81,7 +81,13 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
-    from .search import builtin_invariants, load_invariant, verdicts_text, verify_all
+    from .search import (
+        DEFAULT_THREADS,
+        builtin_invariants,
+        load_invariant,
+        verdicts_text,
+        verify_all,
+    )
 
     if args.all_versions and args.rules is not None:
         raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
@@ -93,8 +99,11 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         except OSError as err:
             raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
                              ) from None
+    threads = DEFAULT_THREADS if args.threads is None else args.threads
+    if threads < 1:
+        raise InputError([_usage("--threads", "a number of threads of at least 1")])
     verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
-                          _progress(args))
+                          _progress(args), threads)
     if args.format == "json":
         print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
                           "verdicts": [v.to_dict() for v in verdicts]},

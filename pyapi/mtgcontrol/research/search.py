@@ -9,14 +9,20 @@ differs between the two slots and is of no kind found yet" (``impact``).  An
 unsatisfiable program is a proof within the bounds; a model is a witness.
 
 Minimal witnesses: one grounding, solved under assumptions ``cap(k)`` for
-k = 1, 2, ... (at most k objects + effects), so the first witness found has the
+k = 1, 2, ... (exactly k objects + effects), so the first witness found has the
 fewest objects and effects; within that size, the fewest players (an
-optimisation).  Python never enumerates snapshots.
+optimisation), then none leaving the game.  Python never enumerates snapshots.
+
+``verify`` proves with several solver threads (clasp's splitting: each thread
+searches its own part of the space) and takes each counterexample from a fresh
+one-thread solve of its size, so what it prints does not depend on the number
+of threads or on their timing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -40,12 +46,17 @@ from .views import _rule_order as _rule_key
 
 Progress = Callable[[str], None]
 
+# Solver threads for verify's proofs: the machine's cores, at most 4 (each
+# thread holds its own copy of the solver's state of a large program).
+DEFAULT_THREADS = min(4, os.cpu_count() or 1)
+
 SIZE_CAPS = """
 #external cap(K) : K = 1..no+ne.
 #external atleast(K) : K = 2..no+ne.
 :- cap(K), n_objects(A), n_effects(B), A + B > K.
 :- atleast(K), n_objects(A), n_effects(B), A + B < K.
 #minimize{ 1@1,P : pl(P) }.
+#minimize{ 1@0 : g_left(_,_) }.
 """
 
 
@@ -120,15 +131,18 @@ class Search:
     def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
                  goal: str, changes: Sequence[str] = (), show: str = "",
                  late: bool = False, fewest_players: bool = True,
-                 options: Sequence[str] = ()) -> None:
+                 options: Sequence[str] = (), threads: int = 1) -> None:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
         # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
-        # how the solver searches, not what a model or a proof is.
+        # how the solver searches, not what a model or a proof is.  With several
+        # threads, each searches its own part of the space (--parallel-mode split):
+        # 1.8x faster in wall time on 2 cores for the size-4 proof (BENCHMARKS.md).
+        parallel = [f"--parallel-mode={threads},split"] if threads > 1 else []
         self.ctl = clingo.Control(
-            ["--warn=none", "--configuration=trendy",
+            ["--warn=none", "--configuration=trendy", *parallel,
              f"--opt-mode={'opt' if fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
@@ -154,14 +168,17 @@ class Search:
         self.ctl.add(name, [], text)
         self.ctl.ground([(name, [])])
 
-    def solve_at(self, size: int, exact: bool = False) -> Found | None:
-        """The best witness with at most ``size`` objects + effects (exactly ``size``
-        if ``exact``: for a caller that has searched the smaller sizes), or None."""
+    def _caps(self, size: int, exact: bool) -> None:
         for k in range(1, self.max_size + 1):
             self.ctl.assign_external(clingo.Function("cap", [clingo.Number(k)]), k == size)
             if k > 1:
                 self.ctl.assign_external(clingo.Function("atleast", [clingo.Number(k)]),
                                          exact and k == size)
+
+    def solve_at(self, size: int, exact: bool = False) -> Found | None:
+        """The best witness with at most ``size`` objects + effects (exactly ``size``
+        if ``exact``: for a caller that has searched the smaller sizes), or None."""
+        self._caps(size, exact)
         best: list[clingo.Symbol] | None = None
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
@@ -172,17 +189,30 @@ class Search:
         return Found(size, model_to_doc(generated), [s for s in best
                                                       if not s.name.startswith("g_")])
 
-    def first(self, start: int = 1, progress: Progress | None = None,
-              label: str = "") -> Found | None:
-        """The smallest witness of size >= ``start`` (sizes below were searched, so
-        each size is searched alone: exactly that many objects + effects)."""
+    def _sizes(self, start: int, progress: Progress | None, label: str) -> Iterable[int]:
         for size in range(max(1, start), self.max_size + 1):
             if progress is not None:
                 progress(f"{label}searching snapshots with {size} object(s) + effect(s) "
                          f"(up to {self.bounds.players} players)")
+            yield size
+
+    def first(self, start: int = 1, progress: Progress | None = None,
+              label: str = "") -> Found | None:
+        """The smallest witness of size >= ``start`` (sizes below were searched, so
+        each size is searched alone: exactly that many objects + effects)."""
+        for size in self._sizes(start, progress, label):
             found = self.solve_at(size, exact=True)
             if found is not None:
                 return found
+        return None
+
+    def smallest(self, progress: Progress | None = None, label: str = "") -> int | None:
+        """The fewest objects + effects of any witness (the first model of each size
+        decides; none is read), or None: a proof that there is none."""
+        for size in self._sizes(1, progress, label):
+            self._caps(size, exact=True)
+            if self.ctl.solve().satisfiable:
+                return size
         return None
 
 
@@ -312,22 +342,38 @@ def tagged(invariants: Sequence[Invariant]) -> str:
     return "\n".join(out)
 
 
+def counterexample(bounds: Bounds, version: catalog.Version, invariant: Invariant,
+                   size: int, changes: Sequence[str] = ()) -> Found:
+    """The counterexample of exactly ``size`` objects + effects (a size the proof found
+    one at): the best model of a fresh one-thread search for this invariant alone, so
+    that it does not depend on what the proof's threads learnt or in which order."""
+    search = Search(bounds, [(0, version)], tagged([invariant]), changes)
+    search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
+    found = search.solve_at(size, exact=True)
+    if found is None:
+        raise RuntimeError(f"verify: no counterexample of size {size} to {invariant.name} "
+                           "in a fresh search (the proof found one)")
+    return found
+
+
 def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
-                   changes: Sequence[str] = (), progress: Progress | None = None
-                   ) -> list[Verdict]:
-    """Every invariant under one version: one grounding, one search per invariant."""
+                   changes: Sequence[str] = (), progress: Progress | None = None,
+                   threads: int = DEFAULT_THREADS) -> list[Verdict]:
+    """Every invariant under one version: one grounding, one search per invariant
+    (with ``threads`` solver threads), then each counterexample found."""
     start = time.perf_counter()
-    search = Search(bounds, [(0, version)], tagged(invariants), changes)
+    search = Search(bounds, [(0, version)], tagged(invariants), changes,
+                    fewest_players=False, threads=threads)
     grounded = time.perf_counter() - start
     verdicts: list[Verdict] = []
     for i, invariant in enumerate(invariants):
         step = time.perf_counter()
         for j in range(len(invariants)):
             search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), i == j)
-        found = search.first(progress=progress, label=f"{version.name} {invariant.name}: ")
-        seconds = time.perf_counter() - step + (grounded if i == 0 else 0.0)
-        verdict = Verdict(version.name, invariant, bounds, seconds)
-        if found is not None:
+        size = search.smallest(progress=progress, label=f"{version.name} {invariant.name}: ")
+        verdict = Verdict(version.name, invariant, bounds, 0.0)
+        if size is not None:
+            found = counterexample(bounds, version, invariant, size, changes)
             doc = {"id": "counterexample", "rules": version.name, **found.doc}
             verdict.counterexample = doc
             verdict.size = found.size
@@ -336,20 +382,23 @@ def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequenc
                 if a.name == "ifail")
             verdict.reproduced = reproduce(doc, version, invariant, changes) == \
                 verdict.failures
+        verdict.seconds = time.perf_counter() - step + (grounded if i == 0 else 0.0)
         verdicts.append(verdict)
     return verdicts
 
 
 def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
-               changes: Sequence[str] = (), progress: Progress | None = None) -> Verdict:
-    return verify_version(bounds, version, [invariant], changes, progress)[0]
+               changes: Sequence[str] = (), progress: Progress | None = None,
+               threads: int = DEFAULT_THREADS) -> Verdict:
+    return verify_version(bounds, version, [invariant], changes, progress, threads)[0]
 
 
 def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
-               progress: Progress | None = None) -> list[Verdict]:
+               progress: Progress | None = None, threads: int = DEFAULT_THREADS
+               ) -> list[Verdict]:
     return [v for version in versions
-            for v in verify_version(bounds, version, invariants, changes, progress)]
+            for v in verify_version(bounds, version, invariants, changes, progress, threads)]
 
 
 # ---------------------------------------------------------------------------------
@@ -481,7 +530,7 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
         if not v.holds:
             out.append("")
             out.append(f"counterexample to {v.invariant.name} under {v.version} "
-                       f"(size {v.size}: fewest objects + effects, then players): "
+                       f"(size {v.size}: fewest objects + effects, then players, then leavers): "
                        + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
             out.append(json.dumps(v.counterexample, ensure_ascii=False))
     held = sum(v.holds for v in verdicts)
