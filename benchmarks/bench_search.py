@@ -14,6 +14,7 @@ whether the target is met:
     .venv/bin/python benchmarks/bench_search.py            # the targets
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
     .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
+    .venv/bin/python benchmarks/bench_search.py --count 3,3,2   # snapshots per size
     .venv/bin/python benchmarks/bench_search.py --sizes one-controller --bounds 3,3,2 \
         --upto 4 [--option=--configuration=crafty ...] [--cumulative] [--threads 2]
                                                  # CPU (and wall) per size of one invariant's search
@@ -74,6 +75,29 @@ def ground_figures() -> None:
               f"CPU, {lp['rules']:.0f} rules, {lp['atoms']:.0f} atoms, peak RSS {rss:.2f} GB")
 
 
+def count_figures(bounds: Bounds) -> None:
+    """How many snapshots the generator makes (exactly p players, o objects, e
+    effects; up to renaming), counted by clingo, and the totals per size o + e."""
+    from mtgcontrol.research.gen import generator_text
+
+    per_size: dict[int, int] = {}
+    for objects in range(1, bounds.objects + 1):
+        for effects in range(bounds.effects + 1):
+            for players in range(2, bounds.players + 1):
+                start = time.process_time()
+                ctl = clingo.Control(["--warn=none", "0", f"-c np={players}",
+                                      f"-c no={objects}", f"-c ne={effects}", "-c exact=1"])
+                ctl.add("base", [], generator_text())
+                ctl.ground([("base", [])])
+                ctl.solve()
+                count = int(ctl.statistics["summary"]["models"]["enumerated"])
+                per_size[objects + effects] = per_size.get(objects + effects, 0) + count
+                print(f"  {players} players, {objects} objects, {effects} effects: {count:,} "
+                      f"snapshots ({time.process_time() - start:.1f} s CPU)", flush=True)
+    for size, count in sorted(per_size.items()):
+        print(f"size {size} (objects + effects): {count:,} snapshots")
+
+
 def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
                  cumulative: bool, rules: str, threads: int) -> None:
     """One invariant's search (verify's program), size by size: CPU, choices, conflicts."""
@@ -101,6 +125,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--ground", action="store_true", help="grounding figures only")
+    parser.add_argument("--count", metavar="P,O,E",
+                        help="count the generated snapshots per players, objects, effects")
     parser.add_argument("--sizes", metavar="INVARIANT",
                         help="per-size CPU of one built-in invariant's search")
     parser.add_argument("--bounds", default="3,3,2", help="with --sizes: players,objects,effects")
@@ -117,6 +143,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.ground:
         ground_figures()
+        return 0
+    if args.count:
+        count_figures(Bounds(*map(int, args.count.split(","))))
         return 0
     if args.sizes:
         size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from contextlib import redirect_stdout
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from mtgcontrol.research.search import builtin_invariants, impact_search, load_i
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
 INVARIANTS = {i.name: i for i in builtin_invariants()}
+INVARIANT_DIR = Path(str(resources.files("mtgcontrol.encodings") / "invariants"))
 
 
 def run_cli(*argv: str) -> tuple[int, str]:
@@ -98,6 +101,57 @@ def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
     owner = next(v for v in one if v["invariant"] == "one-owner")
     assert owner["counterexample"]["players"] == ["p1", "p2"]
     assert main(["verify", "--threads", "0", "--quiet"]) == 2
+
+
+def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path: Path) -> None:
+    """At 3 / 3 / 2 the size-4 proof takes a minute here: 2 s of search stop before."""
+    start = time.perf_counter()
+    code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
+                        "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
+                        "--time-limit", "2", "--quiet", "--format", "json")
+    assert time.perf_counter() - start < 120
+    verdict = json.loads(out)["verdicts"][0]
+    assert code == 1 and verdict["holds"] is None and "counterexample" not in verdict
+    assert 0 <= verdict["proved_upto"] < 4
+    code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
+                        "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
+                        "--time-limit", "2", "--quiet")
+    assert code == 1 and "UNDECIDED, stopped by the time limit" in out
+    assert "0 of 1 verdict(s) hold within the bounds, 1 undecided (time limit); FAILED" in out
+    page = tmp_path / "verify.html"
+    assert main(["verify", "--players", "3", "--objects", "3", "--effects", "2",
+                 "--invariant", str(INVARIANT_DIR / "one-controller.lp"), "--time-limit", "1",
+                 "--quiet", "--format", "html", "-o", str(page)]) == 1
+    assert "undecided within the time limit" in page.read_text()
+    assert main(["verify", "--time-limit", "0", "--quiet"]) == 2
+
+
+def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
+    """impact 2017 -> 2020 at 3 / 4 / 2 runs minutes: stopped after 3 s, the report says
+    up to which size it was exhaustive; a search that ends in time is complete."""
+    code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
+                        "--players", "3", "--objects", "4", "--effects", "2",
+                        "--time-limit", "3", "--quiet", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["complete"] is False and 0 <= report["exhausted_upto"] < 6
+    code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
+                        "--players", "3", "--objects", "4", "--effects", "2",
+                        "--time-limit", "1", "--quiet")
+    assert code == 0 and "INCOMPLETE: stopped by the time limit while searching size" in out
+    # A limit that is not reached changes nothing but the report's timings.
+    def kinds(*limit: str) -> dict[str, object]:
+        code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to",
+                            "2020-11-20", "--players", "2", "--objects", "1", "--effects", "1",
+                            *limit, "--quiet", "--format", "json")
+        report = json.loads(out)
+        assert code == 0 and report["complete"] is True
+        return {"differences": report["differences"], "citation_only": report["citation_only"],
+                "sizes": [p["size"] for p in report["per_size"]]}
+
+    limited = kinds("--time-limit", "600")
+    assert limited == kinds() and 2 in limited["sizes"]
+    assert main(["impact", "--from", "2017-04-28", "--to", "2020-11-20", "--time-limit", "5",
+                 "-"]) == 2
 
 
 def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:

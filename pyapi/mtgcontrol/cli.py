@@ -1,9 +1,10 @@
 """Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
 verify``.
 
-Exit codes: 0 done, 1 the rulings found problems (check, test, verify) or some
-batch lines became error records, 2 bad input or usage, 130/143 stopped by
-SIGINT/SIGTERM.  Bad input is reported one line per problem, never as a traceback.
+Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
+also an invariant left undecided by --time-limit) or some batch lines became error
+records, 2 bad input or usage, 130/143 stopped by SIGINT/SIGTERM.  Bad input is
+reported one line per problem, never as a traceback.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from .text import escaped, ruling_table
 from .validate import InputProblem
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
-          "verify) or some batch lines became error records; 2 usage error, unreadable "
+          "verify; or a verify --time-limit left an invariant undecided) or some batch "
+          "lines became error records; 2 usage error, unreadable "
           "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
           "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
 
@@ -236,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive: generate and judge every snapshot (the old way; "
                         "also used with --change) instead of one search")
     p.add_argument("--batch-size", type=int, default=500)
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="with --exhaustive (the search): stop after SECONDS (grounding not "
+                        "counted) and report the kinds found, saying up to which size the "
+                        "search was exhaustive")
 
     p = sub.add_parser("verify", parents=[bounds],
                        help="check that every permanent and spell gets exactly one controller",
@@ -252,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="solver threads for the proofs (default: the cores, at most 4); "
                         "the verdicts and counterexamples do not depend on it")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="stop each invariant's search after SECONDS (grounding not "
+                        "counted): its verdict is then UNDECIDED beyond the sizes proved")
     return parser
 
 

@@ -356,25 +356,31 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
         chart = bars((d["label"], d["count"]) for d in data.get("differences", []))
         stats = [(lang.label("snapshots"), data.get("snapshots", 0)),
                  (lang.label("changed_snapshots"), data.get("changed_snapshots", 0))]
+        if data.get("complete") is False:
+            stats.append((lang.label("undecided"), data["exhausted_upto"]))
     else:
         # verify's report (research/commands.py): one verdict per version x invariant.
         verdicts = data.get("verdicts", [])
         title = lang.label("summary_verify",
                            rules=", ".join(dict.fromkeys(v["rules"] for v in verdicts)))
-        failed = [v for v in verdicts if not v["holds"]]
+        failed = [v for v in verdicts if v["holds"] is False]
+        undecided = [v for v in verdicts if v["holds"] is None]
         sections = [
             (lang.label("counterexamples"), [
                 {"label": f"{v['invariant']} ({v['rules']}): " + ", ".join(
                     f"{f['what']} {f['object']}" for f in v.get("failures") or ()),
                  "count": v.get("size", 0), "witness": v.get("counterexample")}
                 for v in failed]),
+            (lang.label("undecided"), [
+                {"label": f"{v['invariant']} ({v['rules']})", "count": v["proved_upto"],
+                 "witness": None} for v in undecided]),
             (lang.label("proved"), [{"label": f"{v['invariant']} ({v['rules']})",
                                      "count": "–", "witness": None}
                                     for v in verdicts if v["holds"]])]
         chart = bars(Counter(f["what"] for v in failed
                              for f in v.get("failures") or ()).items())
-        stats = [(lang.label("result"), lang.label("proved") if not failed
-                  else lang.label("counterexamples"))]
+        stats = [(lang.label("result"), lang.label("counterexamples") if failed
+                  else lang.label("undecided") if undecided else lang.label("proved"))]
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in
                                                       data["bounds"].items())))

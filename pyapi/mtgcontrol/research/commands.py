@@ -43,6 +43,10 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     v2 = catalog.resolve(args.to_version)
     if args.batch_size < 1:
         raise InputError([_usage("--batch-size", f"a positive integer, got {args.batch_size}")])
+    if args.time_limit is not None and not (args.time_limit > 0 and args.exhaustive
+                                            and not (args.enumerate or changes)):
+        raise InputError([_usage("--time-limit", "a number of seconds above 0, only with "
+                                 "--exhaustive (the search; not --enumerate or --change)")])
     if args.exhaustive:
         if args.corpus is not None:
             raise InputError([_usage("CORPUS.jsonl", "no corpus with --exhaustive")])
@@ -54,7 +58,7 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         else:
             from .search import impact_search
 
-            report = impact_search(_bounds(args), v1, v2, _progress(args))
+            report = impact_search(_bounds(args), v1, v2, _progress(args), args.time_limit)
     else:
         if args.enumerate:
             raise InputError([_usage("--enumerate", "only with --exhaustive")])
@@ -102,8 +106,10 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     threads = DEFAULT_THREADS if args.threads is None else args.threads
     if threads < 1:
         raise InputError([_usage("--threads", "a number of threads of at least 1")])
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise InputError([_usage("--time-limit", "a number of seconds above 0")])
     verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
-                          _progress(args), threads)
+                          _progress(args), threads, args.time_limit)
     if args.format == "json":
         print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
                           "verdicts": [v.to_dict() for v in verdicts]},

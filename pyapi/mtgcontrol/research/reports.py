@@ -70,6 +70,9 @@ class ImpactReport:
     seconds: float = 0.0
     bounds: dict[str, int] = field(default_factory=dict)
     per_size: list[dict[str, int]] = field(default_factory=list)
+    # Set when a time limit stopped an exhaustive search: every kind with a
+    # witness of up to this many objects + effects was found, larger ones maybe not.
+    exhausted_upto: int | None = None
 
     def to_side(self) -> str:
         return self.to_version + (" + proposal" if self.proposal else "")
@@ -113,6 +116,9 @@ class ImpactReport:
         if self.bounds:
             out["bounds"] = self.bounds
             out["per_size"] = self.per_size
+            out["complete"] = self.exhausted_upto is None
+            if self.exhausted_upto is not None:
+                out["exhausted_upto"] = self.exhausted_upto
         if self.mode == "corpus" or self.errors:
             out["errors"] = self.errors
         for category, title in (("meaning", "differences"), ("citation", "citation_only")):
@@ -185,6 +191,11 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         b = report.bounds
         out.append(f"bounds: up to {b['players']} player(s), {b['objects']} object(s), "
                    f"{b['effects']} effect(s); smallest witness per kind of difference")
+        if report.exhausted_upto is not None:
+            out.append(f"INCOMPLETE: stopped by the time limit while searching size "
+                       f"{report.exhausted_upto + 1}: every kind with a witness of up to "
+                       f"{report.exhausted_upto} objects + effects is below, larger ones "
+                       "may be missing")
     if report.mode == "corpus":
         out.append(f"{len(report.errors)} line(s) could not be judged")
         for err in report.errors[:limit]:

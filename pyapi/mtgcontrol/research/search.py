@@ -125,6 +125,25 @@ class Found:
     atoms: list[clingo.Symbol]
 
 
+class Stopped(Exception):
+    """The time limit came while size ``proved`` + 1 was being searched."""
+
+    def __init__(self, proved: int) -> None:
+        super().__init__(proved)
+        self.proved = proved
+
+
+@dataclass(frozen=True)
+class Searched:
+    """How far a search for the smallest witness got: ``found`` its size (None: no
+    witness of up to ``proved`` objects + effects); ``complete`` is False when the
+    time limit stopped it while size ``proved`` + 1 was being searched."""
+
+    found: int | None
+    proved: int
+    complete: bool
+
+
 class Search:
     """One grounding of generator + bridge + rules + goal; solved with size caps."""
 
@@ -175,13 +194,24 @@ class Search:
                 self.ctl.assign_external(clingo.Function("atleast", [clingo.Number(k)]),
                                          exact and k == size)
 
-    def solve_at(self, size: int, exact: bool = False) -> Found | None:
+    def solve_at(self, size: int, exact: bool = False,
+                 deadline: float | None = None) -> Found | None:
         """The best witness with at most ``size`` objects + effects (exactly ``size``
-        if ``exact``: for a caller that has searched the smaller sizes), or None."""
+        if ``exact``: for a caller that has searched the smaller sizes), or None.
+        `Stopped` if ``deadline`` (a ``time.perf_counter()`` value) comes first; the
+        solver searches the same way with or without one."""
         self._caps(size, exact)
         best: list[clingo.Symbol] | None = None
-        with self.ctl.solve(yield_=True) as handle:
-            for model in handle:
+        with self.ctl.solve(yield_=True, async_=True) as handle:
+            while True:
+                handle.resume()
+                if not handle.wait(None if deadline is None
+                                   else max(0.0, deadline - time.perf_counter())):
+                    handle.cancel()
+                    raise Stopped(size - 1)
+                model = handle.model()
+                if model is None:
+                    break
                 best = list(model.symbols(shown=True))
         if best is None:
             return None
@@ -197,23 +227,33 @@ class Search:
             yield size
 
     def first(self, start: int = 1, progress: Progress | None = None,
-              label: str = "") -> Found | None:
+              label: str = "", deadline: float | None = None) -> Found | None:
         """The smallest witness of size >= ``start`` (sizes below were searched, so
-        each size is searched alone: exactly that many objects + effects)."""
+        each size is searched alone: exactly that many objects + effects).  `Stopped`
+        if ``deadline`` comes first."""
         for size in self._sizes(start, progress, label):
-            found = self.solve_at(size, exact=True)
+            found = self.solve_at(size, exact=True, deadline=deadline)
             if found is not None:
                 return found
         return None
 
-    def smallest(self, progress: Progress | None = None, label: str = "") -> int | None:
+    def smallest(self, progress: Progress | None = None, label: str = "",
+                 deadline: float | None = None) -> Searched:
         """The fewest objects + effects of any witness (the first model of each size
-        decides; none is read), or None: a proof that there is none."""
+        decides; none is read), or a proof that there is none; the search stops at
+        ``deadline`` (a ``time.perf_counter()`` value) if it is given."""
+        proved = 0
         for size in self._sizes(1, progress, label):
             self._caps(size, exact=True)
-            if self.ctl.solve().satisfiable:
-                return size
-        return None
+            with self.ctl.solve(async_=True) as handle:
+                if not handle.wait(None if deadline is None
+                                   else max(0.0, deadline - time.perf_counter())):
+                    handle.cancel()
+                    return Searched(None, proved, False)
+                if handle.get().satisfiable:
+                    return Searched(size, proved, True)
+            proved = size
+        return Searched(None, proved, True)
 
 
 def bounds_text(bounds: Bounds) -> str:
@@ -240,17 +280,23 @@ class Verdict:
     size: int = 0
     failures: list[dict[str, str]] | None = None
     reproduced: bool | None = None
+    # False when the time limit stopped the search: no counterexample of up to
+    # ``proved`` objects + effects, the larger sizes not decided.
+    complete: bool = True
+    proved: int = 0
 
     @property
     def holds(self) -> bool:
-        return self.counterexample is None
+        return self.counterexample is None and self.complete
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
             "rules": self.version, "invariant": self.invariant.name,
             "summary": self.invariant.summary, "bounds": self.bounds.to_dict(),
-            "holds": self.holds, "seconds": round(self.seconds, 2)}
-        if not self.holds:
+            "holds": self.holds if self.complete else None, "seconds": round(self.seconds, 2)}
+        if not self.complete:
+            out["proved_upto"] = self.proved
+        elif not self.holds:
             out.update(size=self.size, failures=self.failures, reproduced=self.reproduced,
                        counterexample=self.counterexample)
         return out
@@ -260,6 +306,10 @@ class Verdict:
         if self.holds:
             return (f"{head}: holds for all snapshots with {bounds_text(self.bounds)} "
                     f"({self.seconds:.1f} s)")
+        if not self.complete:
+            return (f"{head}: UNDECIDED, stopped by the time limit ({self.seconds:.1f} s): "
+                    f"holds for the snapshots of up to {self.proved} objects + effects "
+                    f"({bounds_text(self.bounds)}); size {self.proved + 1} not finished")
         fails = ", ".join(f"{f['what']} {f['object']}" for f in self.failures or ())
         return (f"{head}: COUNTEREXAMPLE of size {self.size} ({self.seconds:.1f} s): {fails}"
                 f"{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
@@ -358,9 +408,11 @@ def counterexample(bounds: Bounds, version: catalog.Version, invariant: Invarian
 
 def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
                    changes: Sequence[str] = (), progress: Progress | None = None,
-                   threads: int = DEFAULT_THREADS) -> list[Verdict]:
+                   threads: int = DEFAULT_THREADS, limit: float | None = None
+                   ) -> list[Verdict]:
     """Every invariant under one version: one grounding, one search per invariant
-    (with ``threads`` solver threads), then each counterexample found."""
+    (with ``threads`` solver threads, stopped after ``limit`` seconds if given: the
+    verdict is then undecided beyond the sizes proved), then each counterexample."""
     start = time.perf_counter()
     search = Search(bounds, [(0, version)], tagged(invariants), changes,
                     fewest_players=False, threads=threads)
@@ -370,10 +422,12 @@ def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequenc
         step = time.perf_counter()
         for j in range(len(invariants)):
             search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), i == j)
-        size = search.smallest(progress=progress, label=f"{version.name} {invariant.name}: ")
-        verdict = Verdict(version.name, invariant, bounds, 0.0)
-        if size is not None:
-            found = counterexample(bounds, version, invariant, size, changes)
+        searched = search.smallest(progress, f"{version.name} {invariant.name}: ",
+                                   None if limit is None else step + limit)
+        verdict = Verdict(version.name, invariant, bounds, 0.0,
+                          complete=searched.complete, proved=searched.proved)
+        if searched.found is not None:
+            found = counterexample(bounds, version, invariant, searched.found, changes)
             doc = {"id": "counterexample", "rules": version.name, **found.doc}
             verdict.counterexample = doc
             verdict.size = found.size
@@ -389,16 +443,17 @@ def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequenc
 
 def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
                changes: Sequence[str] = (), progress: Progress | None = None,
-               threads: int = DEFAULT_THREADS) -> Verdict:
-    return verify_version(bounds, version, [invariant], changes, progress, threads)[0]
+               threads: int = DEFAULT_THREADS, limit: float | None = None) -> Verdict:
+    return verify_version(bounds, version, [invariant], changes, progress, threads, limit)[0]
 
 
 def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
-               progress: Progress | None = None, threads: int = DEFAULT_THREADS
-               ) -> list[Verdict]:
+               progress: Progress | None = None, threads: int = DEFAULT_THREADS,
+               limit: float | None = None) -> list[Verdict]:
     return [v for version in versions
-            for v in verify_version(bounds, version, invariants, changes, progress, threads)]
+            for v in verify_version(bounds, version, invariants, changes, progress, threads,
+                                    limit)]
 
 
 # ---------------------------------------------------------------------------------
@@ -450,10 +505,13 @@ def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
 
 
 def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
-                  progress: Progress | None = None) -> ImpactReport:
+                  progress: Progress | None = None, limit: float | None = None
+                  ) -> ImpactReport:
     """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
     a minimal witness: both versions in one program, the goal "some fact differs
-    and is of no kind found yet"; after each witness its kinds are excluded."""
+    and is of no kind found yet"; after each witness its kinds are excluded.  With
+    ``limit`` (seconds after grounding) the search stops there: the report has the
+    kinds found so far and says up to which size the search was exhaustive."""
     report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
     start = time.perf_counter()
     # Witnesses with the fewest objects and effects; the number of players is not
@@ -463,10 +521,15 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     excluded: set[FoundKind] = set()
     witnesses: list[Found] = []
     size = 1
+    deadline = None if limit is None else time.perf_counter() + limit
     while True:
         step = time.perf_counter()
-        found = search.first(size, progress, label=f"impact {v1.name} -> {v2.name}, "
-                                                     f"{len(excluded)} kind(s) found: ")
+        try:
+            found = search.first(size, progress, f"impact {v1.name} -> {v2.name}, "
+                                                 f"{len(excluded)} kind(s) found: ", deadline)
+        except Stopped as stop:
+            report.exhausted_upto = stop.proved
+            break
         if found is None:
             break
         size = found.size
@@ -519,23 +582,27 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
             row = n.ljust(width)
             for version in versions:
                 v = cell.get((version, n))
-                text = "" if v is None else (f"holds {v.seconds:.1f} s" if v.holds else
-                                             f"COUNTEREX. {v.size} {v.seconds:.1f} s")
+                text = "" if v is None else (
+                    f"holds {v.seconds:.1f} s" if v.holds else
+                    f"UNDECIDED > {v.proved} {v.seconds:.1f} s" if not v.complete else
+                    f"COUNTEREX. {v.size} {v.seconds:.1f} s")
                 row += f"{text:<24}"
             out.append(row)
         out.append("")
     else:
         out.extend(v.text() for v in verdicts)
     for v in verdicts:
-        if not v.holds:
+        if v.counterexample is not None:
             out.append("")
             out.append(f"counterexample to {v.invariant.name} under {v.version} "
                        f"(size {v.size}: fewest objects + effects, then players, then leavers): "
                        + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
             out.append(json.dumps(v.counterexample, ensure_ascii=False))
     held = sum(v.holds for v in verdicts)
+    undecided = sum(not v.complete for v in verdicts)
     out.append("")
     out.append(f"{held} of {len(verdicts)} verdict(s) hold within the bounds"
+               + (f", {undecided} undecided (time limit)" if undecided else "")
                + ("" if held == len(verdicts) else "; FAILED"))
     return "\n".join(out)
 
