@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import sys
 import time
 from contextlib import redirect_stdout
 from importlib import resources
@@ -152,6 +155,26 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
     assert limited == kinds() and 2 in limited["sizes"]
     assert main(["impact", "--from", "2017-04-28", "--to", "2020-11-20", "--time-limit", "5",
                  "-"]) == 2
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_a_long_proof_at_once(signum: int, code: int) -> None:
+    """The proof of size 4 at 3 / 3 / 2 takes a minute; the signal is handled while the
+    solver runs (it waits in slices), not when the solve ends."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mtgcontrol.cli", "verify", "--players", "3", "--objects", "3",
+         "--effects", "2", "--invariant", str(INVARIANT_DIR / "one-controller.lp")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    for line in process.stderr:  # progress: wait until the size-4 proof runs
+        if "searching snapshots with 4 object(s)" in line:
+            break
+    time.sleep(1)
+    sent = time.perf_counter()
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=240)
+    assert process.returncode == code and "Traceback" not in err
+    assert time.perf_counter() - sent < 30  # the size-4 proof alone takes longer
 
 
 def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot, parse_json
+from .interrupts import Interrupted, interruptible
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
@@ -272,8 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
         parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
-        return COMMANDS[args.command](args)
-    except KeyboardInterrupt:  # batch handles its own; the others simply stop
+        with interruptible():  # batch handles its own; the others simply stop
+            return COMMANDS[args.command](args)
+    except Interrupted as stop:
+        print(f"mtgcontrol: stopped by {stop}", file=sys.stderr)
+        return stop.exit_code
+    except KeyboardInterrupt:  # main() called outside the main thread
         print("mtgcontrol: stopped by SIGINT", file=sys.stderr)
         return 130
     except InputError as err:

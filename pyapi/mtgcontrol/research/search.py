@@ -133,6 +133,17 @@ class Stopped(Exception):
         self.proved = proved
 
 
+def _wait(handle: clingo.SolveHandle, deadline: float | None) -> bool:
+    """Wait for a running solve until it is done (True) or ``deadline`` (False), in
+    slices, so that Python's signal handlers (Ctrl-C, SIGTERM) run meanwhile."""
+    while True:
+        left = 0.25 if deadline is None else min(0.25, deadline - time.perf_counter())
+        if left <= 0:
+            return handle.wait(0)
+        if handle.wait(left):
+            return True
+
+
 @dataclass(frozen=True)
 class Searched:
     """How far a search for the smallest witness got: ``found`` its size (None: no
@@ -205,8 +216,7 @@ class Search:
         with self.ctl.solve(yield_=True, async_=True) as handle:
             while True:
                 handle.resume()
-                if not handle.wait(None if deadline is None
-                                   else max(0.0, deadline - time.perf_counter())):
+                if not _wait(handle, deadline):
                     handle.cancel()
                     raise Stopped(size - 1)
                 model = handle.model()
@@ -246,8 +256,7 @@ class Search:
         for size in self._sizes(1, progress, label):
             self._caps(size, exact=True)
             with self.ctl.solve(async_=True) as handle:
-                if not handle.wait(None if deadline is None
-                                   else max(0.0, deadline - time.perf_counter())):
+                if not _wait(handle, deadline):
                     handle.cancel()
                     return Searched(None, proved, False)
                 if handle.get().satisfiable:
