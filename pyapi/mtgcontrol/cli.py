@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive: generate and judge every snapshot (the old way; "
                         "also used with --change) instead of one search")
     p.add_argument("--batch-size", type=int, default=500)
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="with --exhaustive (the search): stop after SECONDS (grounding not "
                         "counted) and report the kinds found, saying up to which size the "
                         "search was exhaustive")
@@ -256,10 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--invariant", metavar="FILE.lp", action="append", default=[],
                    help="an invariant file deriving fail(S,What,X) (repeatable); default: "
                         "the built-in invariants")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
+    p.add_argument("--threads", type=positive_int, default=None, metavar="N",
                    help="solver threads for the proofs (default: the cores, at most 4); "
                         "the verdicts and counterexamples do not depend on it")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
                         "counted): its verdict is then UNDECIDED beyond the sizes proved")
     return parser

@@ -134,14 +134,16 @@ class Stopped(Exception):
 
 
 def _wait(handle: clingo.SolveHandle, deadline: float | None) -> bool:
-    """Wait for a running solve until it is done (True) or ``deadline`` (False), in
-    slices, so that Python's signal handlers (Ctrl-C, SIGTERM) run meanwhile."""
+    """Wait for a running solve until it is done (True) or ``deadline`` (False: the
+    solve is cancelled), in slices, so that Python's signal handlers (Ctrl-C,
+    SIGTERM) run meanwhile."""
     while True:
         left = 0.25 if deadline is None else min(0.25, deadline - time.perf_counter())
-        if left <= 0:
-            return handle.wait(0)
-        if handle.wait(left):
+        if handle.wait(max(0.0, left)):
             return True
+        if left <= 0:
+            handle.cancel()
+            return False
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ class Search:
         # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
         # how the solver searches, not what a model or a proof is.  With several
         # threads, each searches its own part of the space (--parallel-mode split):
-        # 1.8x faster in wall time on 2 cores for the size-4 proof (BENCHMARKS.md).
+        # 1.6x faster in wall time on 2 cores for the size-4 proof (BENCHMARKS.md).
         parallel = [f"--parallel-mode={threads},split"] if threads > 1 else []
         self.ctl = clingo.Control(
             ["--warn=none", "--configuration=trendy", *parallel,
@@ -217,7 +219,6 @@ class Search:
             while True:
                 handle.resume()
                 if not _wait(handle, deadline):
-                    handle.cancel()
                     raise Stopped(size - 1)
                 model = handle.model()
                 if model is None:
@@ -257,7 +258,6 @@ class Search:
             self._caps(size, exact=True)
             with self.ctl.solve(async_=True) as handle:
                 if not _wait(handle, deadline):
-                    handle.cancel()
                     return Searched(None, proved, False)
                 if handle.get().satisfiable:
                     return Searched(size, proved, True)
