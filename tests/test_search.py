@@ -100,9 +100,12 @@ def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
     assert sum(not v["holds"] for v in one) == 9 and all(
         v["reproduced"] for v in one if not v["holds"])
     assert verdicts("2") == one
-    # The fewest players, then nobody leaving: a may-cast copy of a card with no owner.
+    # The fewest players, then nobody leaving (a leaver is {"id", "left_at"}): every
+    # counterexample here has one without (e.g. a may-cast copy of a card, no owner).
     owner = next(v for v in one if v["invariant"] == "one-owner")
     assert owner["counterexample"]["players"] == ["p1", "p2"]
+    assert all(isinstance(p, str) for v in one if not v["holds"]
+               for p in v["counterexample"]["players"])
     with pytest.raises(SystemExit) as usage:  # argparse: a usage error
         main(["verify", "--threads", "0", "--quiet"])
     assert usage.value.code == 2
