@@ -78,17 +78,14 @@ def ground_figures() -> None:
 def count_figures(bounds: Bounds) -> None:
     """How many snapshots the generator makes (exactly p players, o objects, e
     effects; up to renaming), counted by clingo, and the totals per size o + e."""
-    from mtgcontrol.research.gen import generator_text
+    from mtgcontrol.research.gen import cell_control
 
     per_size: dict[int, int] = {}
     for objects in range(1, bounds.objects + 1):
         for effects in range(bounds.effects + 1):
             for players in range(2, bounds.players + 1):
                 start = time.process_time()
-                ctl = clingo.Control(["--warn=none", "0", f"-c np={players}",
-                                      f"-c no={objects}", f"-c ne={effects}", "-c exact=1"])
-                ctl.add("base", [], generator_text())
-                ctl.ground([("base", [])])
+                ctl = cell_control(players, objects, effects)
                 ctl.solve()
                 count = int(ctl.statistics["summary"]["models"]["enumerated"])
                 per_size[objects + effects] = per_size.get(objects + effects, 0) + count

@@ -143,6 +143,17 @@ class Bounds:
         return {"players": self.players, "objects": self.objects, "effects": self.effects}
 
 
+def cell_control(players: int, objects: int, effects: int, late: bool = False
+                 ) -> clingo.Control:
+    """The generator grounded for exactly that many players, objects and effects,
+    set to enumerate every snapshot (one answer set each)."""
+    ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
+                          f"-c no={objects}", f"-c ne={effects}", f"-c late={int(late)}"])
+    ctl.add("base", [], generator_text())
+    ctl.ground([("base", [])])
+    return ctl
+
+
 def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None, late: bool = False
              ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Every generated snapshot within ``bounds``, by increasing size (objects +
@@ -152,11 +163,7 @@ def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None, late: bo
         for players in range(low, bounds.players + 1):
             for objects in range(max(1, size - bounds.effects), min(bounds.objects, size) + 1):
                 effects = size - objects
-                ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
-                                      f"-c no={objects}", f"-c ne={effects}",
-                                      f"-c late={int(late)}"])
-                ctl.add("base", [], generator_text())
-                ctl.ground([("base", [])])
+                ctl = cell_control(players, objects, effects, late)
                 count = 0
                 with ctl.solve(yield_=True) as handle:
                     for model in handle:
