@@ -1,5 +1,5 @@
 """Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
-verify``.
+verify | import forge``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
 also an invariant left undecided by --time-limit) or some batch lines became error
@@ -262,6 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
                         "counted): its verdict is then UNDECIDED beyond the sizes proved")
+
+    from .forge.command import add_parser as add_import_parser
+
+    add_import_parser(sub)
     return parser
 
 
@@ -490,11 +494,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run(args, _changes(args))
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from .forge.command import cmd_import as run
+
+    return run(args)
+
+
 # Commands whose -o is the page of --format html (explain writes any format to -o).
 HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
 COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
-            "verify": cmd_verify}
+            "verify": cmd_verify, "import": cmd_import}
 
 if __name__ == "__main__":
     raise SystemExit(main())
