@@ -77,7 +77,7 @@ class Translator:
     def __init__(self, game: GameFile, cards: CardData | None) -> None:
         self.game = game
         self.cards = cards
-        self.rec = Record(game.name, game.kind)
+        self.rec = Record(game.name, game.kind, notes=list(game.notes))
         self.objects: dict[str, dict[str, Any]] = {}
         self.entry: dict[str, Entry] = {}
         self.script: dict[str, tuple[CardScript, bool]] = {}
@@ -94,7 +94,9 @@ class Translator:
 
     def run(self) -> dict[str, Any]:
         game = self.game
-        self.rec.players = {pid(n): game.labels.get(n, pid(n)) for n in game.players}
+        old = {"human", "ai"} & set(game.labels.values())
+        self.rec.players = {pid(n): game.labels.get(n, ("human", "ai")[n] if old and n < 2
+                                                    else pid(n)) for n in game.players}
         active = game.globals.get("activeplayer")
         if not active:
             self.rec.notes.append("active-player-unknown")
@@ -593,7 +595,8 @@ class Translator:
         for oid, labels in self.touched.items():
             for label in labels:
                 source = self.sources.get(label) or self.sources.get(f"{oid}:{label}")
-                if source in self.touched:  # its source's own controller or zone changes
+                if any(other != label for other in self.touched.get(source or "", ())):
+                    # its source's own controller or zone is changed by another step
                     self.rec.notes.append(f"order-sensitive:{oid}")
                     unsure.add(oid)
         by_id = {e["id"]: e for e in self.effects}
