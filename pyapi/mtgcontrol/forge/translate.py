@@ -529,8 +529,6 @@ class Translator:
         eid = f"e{len(self.effects) + 1}"
         effect: dict[str, Any] = {"id": eid, "kind": "", "source": host,
                                   "timestamp": self.time, "note": label}
-        if duration != "indefinite":
-            effect["duration"] = duration
         if action.kind == "exchange":
             if p.get("Defined") != "Self" or host not in self.placed:
                 raise Refused("exchange-targets-unresolved", f"{label}: both objects of the "
@@ -554,6 +552,8 @@ class Translator:
                 raise Refused("new-controller-unsupported", f"{label}: NewController$ {new}")
             effect.update(kind="control", origin="resolution", player=player,
                           objects=[target])
+        if duration != "indefinite":
+            effect["duration"] = duration
         for oid in effect["objects"]:
             if self.objects[oid]["zone"] != "battlefield":
                 raise Refused("setup-targets-unresolved", f"{label}: {oid} is not on the "
