@@ -181,6 +181,9 @@ SCRIPTS = {
              "SVar:TrigKeep:DB$ GainControl | ValidTgts$ Creature | LoseControl$ Untap,LeavesPlay\n"
              "SVar:TrigSwap:DB$ ExchangeControl | Defined$ Self | ValidTgts$ Creature\n",
     "spell": "Name:Test Bolt\nTypes:Instant\nA:SP$ DealDamage | ValidTgts$ Any | NumDmg$ 3\n",
+    "treason": "Name:Test Treason\nTypes:Sorcery\n"
+               "A:SP$ GainControl | ValidTgts$ Creature | LoseControl$ EOT | SubAbility$ DBU\n"
+               "SVar:DBU:DB$ Untap | Defined$ Targeted\n",
 }
 TOKEN = "Name:Test Golem Token\nTypes:Artifact Creature Golem\nPT:3/3\n"
 
@@ -252,6 +255,24 @@ def test_execute_script_gain_control_and_two_effects(tmp_path: Path, res: CardDa
     assert len(doc["effects"]) == 2 and ["id7", "controller", "order-unknown"] in rec.withheld
     assert rec.superseded == [] and "order-sensitive:id7" in rec.notes
     assert contradicted([doc]) == {"f.pzl": set()}
+
+
+def test_precast_spell_makes_a_phantom_source(tmp_path: Path, res: CardData) -> None:
+    text = PUZZLE + "humanprecast=Test Treason->7\naibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)
+    phantom = doc["objects"][-1]
+    assert phantom["id"] == "p0.precast.1" and phantom["zone"] == "gone"
+    assert phantom["put_on_stack"] == {"at": 2, "by": "p0"}
+    assert doc["effects"][0]["source"] == "p0.precast.1" and rec.superseded == [["id7", "e1"]]
+    assert "ignored-no-control:Untap" in rec.notes
+    assert all(c["object"] != "p0.precast.1" for c in doc["claims"])
+    assert contradicted([doc]) == {"f.pzl": {"id7"}}
+    text = PUZZLE + "humanhand=Test Thief|ExecuteScript:TrigSteal->7\n" \
+                    "aibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)  # EOT: not bound to where its source is
+    assert contradicted([doc]) == {"f.pzl": {o for o, _ in rec.superseded}} == {"id7"}
+    text = PUZZLE + "humanprecast=Test Thief:TrigSwap->7\naibattlefield=Test Bear|Id:7\n"
+    assert run(tmp_path, text, res)[1].reason.startswith("exchange-targets-unresolved")
 
 
 def test_exchange_and_unsupported_duration(tmp_path: Path, res: CardData) -> None:

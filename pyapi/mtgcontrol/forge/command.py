@@ -47,7 +47,6 @@ def add_parser(sub: Any) -> None:
                         "tokenscripts/); without it, no controller claims are made")
     f.add_argument("--html", metavar="PAGE.html",
                    help="also judge the snapshots and write a page of the disagreements")
-    f.add_argument("--lang", default="en", metavar="en|fr|it", help=argparse.SUPPRESS)
 
 
 def files_of(names: list[str]) -> list[Path]:

@@ -242,7 +242,8 @@ class Translator:
                                                 "listed Id")
                 if key == "ExiledWith" or oid in left:
                     continue
-                if e.zone != "battlefield" or self.entry[target].zone != "battlefield":
+                if e.zone != "battlefield" or target not in self.objects or \
+                        self.entry[target].zone != "battlefield":
                     raise Refused("attachment-off-battlefield",
                                   f"{e.name!r} ({oid}): {key}:{ref}: both must be on the "
                                   "battlefield")
@@ -284,6 +285,8 @@ class Translator:
             self._putonstack(step)
 
     def _face(self, oid: str) -> Face:
+        if oid not in self.script:
+            raise Refused("svar-unknown", f"{oid} has no card script (a t: token) to run")
         script, alternate = self.script[oid]
         return script.face(alternate)
 
@@ -523,9 +526,10 @@ class Translator:
         if duration is None or "Duration" in p:
             raise Refused(f"duration-unsupported:{p.get('LoseControl') or p.get('Duration')}",
                           f"{label}: no snapshot duration says the same")
-        if phantom and duration in SOURCE_BOUND:
+        if duration in SOURCE_BOUND and (phantom or host not in self.objects
+                                         or self.objects[host]["zone"] != "battlefield"):
             raise Refused(f"duration-unsupported:{p.get('LoseControl')}",
-                          f"{label}: the source was never on the battlefield")
+                          f"{label}: the source is not on the battlefield")
         eid = f"e{len(self.effects) + 1}"
         effect: dict[str, Any] = {"id": eid, "kind": "", "source": host,
                                   "timestamp": self.time, "note": label}
