@@ -270,7 +270,7 @@ def test_precast_spell_makes_a_phantom_source(tmp_path: Path, res: CardData) -> 
     text = PUZZLE + "humanhand=Test Thief|ExecuteScript:TrigSteal->7\n" \
                     "aibattlefield=Test Bear|Id:7\n"
     doc, rec = run(tmp_path, text, res)  # EOT: not bound to where its source is
-    assert contradicted([doc]) == {"f.pzl": {o for o, _ in rec.superseded}} == {"id7"}
+    assert contradicted([doc])["f.pzl"] == {o for o, _ in rec.superseded} == {"id7"}
     text = PUZZLE + "humanprecast=Test Thief:TrigSwap->7\naibattlefield=Test Bear|Id:7\n"
     assert run(tmp_path, text, res)[1].reason.startswith("exchange-targets-unresolved")
 
