@@ -374,3 +374,17 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["import", "forge", str(tmp_path / "missing.pzl"), "-o", "-"]) == 1
     err = capsys.readouterr().err
     assert "missing.pzl: refused: unreadable" in err and "Traceback" not in err
+
+
+def test_cardsfolder_zip_reads_like_the_folder(tmp_path: Path, res: CardData) -> None:
+    import zipfile
+
+    root = tmp_path / "zipped"
+    root.mkdir()
+    with zipfile.ZipFile(root / "cardsfolder.zip", "w") as z:
+        for path in sorted((res.res / "cardsfolder").rglob("*.txt")):
+            z.write(path, str(path.relative_to(res.res / "cardsfolder")))
+    text = PUZZLE + "humanbattlefield=Test Leash|AttachedTo:7\naibattlefield=Test Bear|Id:7\n"
+    assert run(tmp_path, text, CardData(root)) == run(tmp_path, text, res)
+    with pytest.raises(FileNotFoundError):
+        CardData(tmp_path / "nothing")
