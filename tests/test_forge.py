@@ -179,7 +179,9 @@ SCRIPTS = {
     "thief": "Name:Test Thief\nTypes:Creature Rogue\n"
              "SVar:TrigSteal:DB$ GainControl | ValidTgts$ Creature | LoseControl$ EOT\n"
              "SVar:TrigKeep:DB$ GainControl | ValidTgts$ Creature | LoseControl$ Untap,LeavesPlay\n"
-             "SVar:TrigSwap:DB$ ExchangeControl | Defined$ Self | ValidTgts$ Creature\n",
+             "SVar:TrigSwap:DB$ ExchangeControl | Defined$ Self | ValidTgts$ Creature\n"
+             "SVar:TrigThat:DB$ GainControl | Defined$ TriggeredTarget | NewController$ You\n"
+             "A:AB$ ExchangeControl | Cost$ 5 | Defined$ Self | ValidTgts$ Creature\n",
     "spell": "Name:Test Bolt\nTypes:Instant\nA:SP$ DealDamage | ValidTgts$ Any | NumDmg$ 3\n",
     "treason": "Name:Test Treason\nTypes:Sorcery\n"
                "A:SP$ GainControl | ValidTgts$ Creature | LoseControl$ EOT | SubAbility$ DBU\n"
@@ -277,6 +279,17 @@ def test_precast_spell_makes_a_phantom_source(tmp_path: Path, res: CardData) -> 
 
 def test_exchange_and_unsupported_duration(tmp_path: Path, res: CardData) -> None:
     text = PUZZLE + "humanbattlefield=Test Thief|Id:1|ExecuteScript:TrigSwap->7\n" \
+                    "aibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)  # Forge drops an SVar's Defined$ for a ->target
+    assert rec.reason.startswith("exchange-targets-unresolved")
+    text = PUZZLE + "humanbattlefield=Test Thief|Id:1\nhumanprecast=1:TrigSwap\n" \
+                    "aibattlefield=Test Bear|Id:7\n"
+    assert run(tmp_path, text, res)[1].reason.startswith("setup-targets-unresolved")
+    text = PUZZLE + "humanbattlefield=Test Thief|ExecuteScript:TrigThat->7\n" \
+                    "aibattlefield=Test Bear|Id:7\n"
+    assert run(tmp_path, text, res)[1].superseded == [["id7", "e1"]]
+    text = PUZZLE + "humanbattlefield=Test Thief|Id:1\n" \
+                    "humanprecast=1:CustomScript:DB$ ExchangeControl | Defined$ Self->7\n" \
                     "aibattlefield=Test Bear|Id:7\n"
     doc, rec = run(tmp_path, text, res)
     assert doc["effects"][0]["kind"] == "exchange"

@@ -274,10 +274,12 @@ class Translator:
             if name.isdigit() or name.startswith("KW#"):
                 raise Refused("sa-index-unsupported", f"{label}: an ability by index or keyword")
             face = self._face(oid)
-            if name not in face.svars:
+            custom = name.startswith("CustomScript:")
+            if not custom and name not in face.svars:
                 raise Refused("svar-unknown", f"{label}: the card has no SVar {name!r}")
             self.time += 1
-            actions = self._actions(face, face.svars[name], self._target(target, label), label)
+            text = name[len("CustomScript:"):] if custom else _undefine(face.svars[name], target)
+            actions = self._actions(face, text, self._target(target, label), label)
             self._apply(actions, oid, self._controller_of(oid), label, phantom=False)
         for step in (s for s in self.game.steps if s.key == "precast"):
             self._precast(step)
@@ -339,7 +341,8 @@ class Translator:
         elif rest:
             if rest not in face.svars:
                 raise Refused("svar-unknown", f"{label}: the card has no SVar {rest!r}")
-            actions = self._actions(face, face.svars[rest], target, label)
+            actions = self._actions(face, _undefine(face.svars[rest], target_text), target,
+                                    label)
         else:
             actions = self._whole_spell(face, target, label)
         if host is None and any(a.kind in ("control", "exchange") for a in actions):
@@ -658,8 +661,14 @@ class Translator:
         return doc
 
 
+def _undefine(svar: str, target: str | None) -> str:
+    """As Forge's ``executeScript``: with a ``->T`` target, an SVar's own ``Defined$`` is
+    turned off so that the ability acts on the target instead."""
+    return svar.replace("| Defined$", "| Undefined$") if target is not None else svar
+
+
 def _split_target(text: str) -> tuple[str, str | None]:
-    spec, arrow, target = text.partition("->")
+    spec, arrow, target = text.rpartition("->") if "->" in text else (text, "", "")
     return spec.strip(), (target.strip() if arrow else None)
 
 
