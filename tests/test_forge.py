@@ -235,6 +235,14 @@ def test_static_control_aura_supersedes_the_placement(tmp_path: Path, res: CardD
     assert contradicted([doc]) == {"f.pzl": {"id7"}}
 
 
+def test_attached_to_on_a_non_attachment_is_ignored_as_forge_does(tmp_path: Path,
+                                                                  res: CardData) -> None:
+    text = PUZZLE + "humanbattlefield=Test Bear|AttachedTo:7\naibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)
+    assert "attached_to" not in doc["objects"][0]
+    assert "attachment-ignored-by-forge:p0.battlefield.1" in rec.notes
+
+
 def test_face_down_aura_has_no_static(tmp_path: Path, res: CardData) -> None:
     text = PUZZLE + ("humanbattlefield=Test Leash|FaceDown|AttachedTo:7\n"
                      "aibattlefield=Test Bear|Id:7\n")

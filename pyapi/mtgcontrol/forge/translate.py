@@ -33,6 +33,7 @@ NO_CONTROL = {"Pump", "PumpAll", "Animate", "AnimateAll", "PutCounter", "PutCoun
 ZONE_MOVERS = {"Dig", "Mill", "Discard", "Draw"}
 MAKERS = {"Token", "CopyPermanent", "Amass", "Investigate", "Incubate"}
 HIDDEN = {"Hand", "Library", "Graveyard", "Exile"}
+ATTACHMENTS = {"aura", "equipment", "fortification"}
 MOVE_TO = {"Exile": "exile", "Graveyard": "graveyard", "Hand": "hand", "Library": "library"}
 
 
@@ -249,6 +250,11 @@ class Translator:
                                   "battlefield")
                 if target == oid:
                     raise Refused("id-unknown", f"{oid} is attached to itself")
+                types = self.objects[oid].get("types")
+                if types is not None and not ATTACHMENTS & set(types):
+                    # Forge attaches only an Aura, Equipment or Fortification (isAttachment)
+                    self.rec.notes.append(f"attachment-ignored-by-forge:{oid}")
+                    continue
                 self.objects[oid]["attached_to"] = target
             if e.get("EnchantingPlayer") is not None:
                 self.rec.notes.append(f"attached-to-player:{oid}")
