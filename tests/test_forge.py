@@ -243,6 +243,19 @@ def test_attached_to_on_a_non_attachment_is_ignored_as_forge_does(tmp_path: Path
     assert "attachment-ignored-by-forge:p0.battlefield.1" in rec.notes
 
 
+def test_a_dump_contradicting_its_own_static_is_a_real_disagreement(
+        tmp_path: Path, res: CardData) -> None:
+    dump = "turn=2\nactiveplayer=p0\np0battlefield=Test Leash|Set:X|AttachedTo:7\n" \
+           "p1battlefield=Test Bear|Set:X|Id:7\n"
+    doc, rec = run(tmp_path, dump, res, "state.txt")
+    assert rec.kind == "dump" and rec.superseded == [] and len(doc["effects"]) == 1
+    assert contradicted([doc]) == {"state.txt": {"id7"}}
+    stolen = "turn=2\nactiveplayer=p0\np0battlefield=Test Leash|Set:X|AttachedTo:7;" \
+             "Test Bear|Set:X|Id:7|Owner:P1\n"
+    doc, rec = run(tmp_path, stolen, res, "state.txt")
+    assert contradicted([doc]) == {"state.txt": set()}
+
+
 def test_face_down_aura_has_no_static(tmp_path: Path, res: CardData) -> None:
     text = PUZZLE + ("humanbattlefield=Test Leash|FaceDown|AttachedTo:7\n"
                      "aibattlefield=Test Bear|Id:7\n")

@@ -625,7 +625,10 @@ class Translator:
                     a, b = effect["objects"]
                     differs = self.placed[a] != self.placed[b]
                 elif effect["origin"] == "static":
-                    differs = self.placed[effect["source"]] != self.placed[oid]
+                    # a dump's placement is Forge's answer with its statics applied: a
+                    # static that disagrees with it is a real disagreement, not superseded
+                    differs = self.game.kind == "puzzle" and \
+                        self.placed[effect["source"]] != self.placed[oid]
                 else:
                     differs = effect["player"] != self.placed[oid]
                 if differs:
