@@ -250,7 +250,7 @@ def test_a_dump_contradicting_its_own_static_is_a_real_disagreement(
     doc, rec = run(tmp_path, dump, res, "state.txt")
     assert rec.kind == "dump" and rec.superseded == [] and len(doc["effects"]) == 1
     assert contradicted([doc]) == {"state.txt": {"id7"}}
-    stolen = "turn=2\nactiveplayer=p0\np0battlefield=Test Leash|Set:X|AttachedTo:7;" \
+    stolen = "turn=2\nactiveplayer=p0\np1life=20\np0battlefield=Test Leash|Set:X|AttachedTo:7;" \
              "Test Bear|Set:X|Id:7|Owner:P1\n"
     doc, rec = run(tmp_path, stolen, res, "state.txt")
     assert contradicted([doc]) == {"state.txt": set()}
