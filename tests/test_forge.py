@@ -183,6 +183,13 @@ SCRIPTS = {
              "SVar:TrigThat:DB$ GainControl | Defined$ TriggeredTarget | NewController$ You\n"
              "A:AB$ ExchangeControl | Cost$ 5 | Defined$ Self | ValidTgts$ Creature\n",
     "spell": "Name:Test Bolt\nTypes:Instant\nA:SP$ DealDamage | ValidTgts$ Any | NumDmg$ 3\n",
+    "walker": "Name:Test Walker\nTypes:Legendary Planeswalker Test\n"
+              "A:AB$ Pump | Cost$ AddCounter<1/LOYALTY> | NumAtt$ -2 | NumDef$ -1 | "
+              "ValidTgts$ Creature\n"
+              "A:AB$ GainControl | Cost$ SubCounter<3/LOYALTY> | ValidTgts$ Creature\n",
+    "weaver": "Name:Test Weaver\nTypes:Enchantment\n"
+              "A:AB$ Pump | Cost$ 1 | NumAtt$ +1 | ValidTgts$ Creature\n"
+              "A:AB$ Token | Cost$ 2 | TokenScript$ c_3_3_a_golem\n",
     "treason": "Name:Test Treason\nTypes:Sorcery\n"
                "A:SP$ GainControl | ValidTgts$ Creature | LoseControl$ EOT | SubAbility$ DBU\n"
                "SVar:DBU:DB$ Untap | Defined$ Targeted\n",
@@ -296,6 +303,19 @@ def test_precast_spell_makes_a_phantom_source(tmp_path: Path, res: CardData) -> 
     assert contradicted([doc])["f.pzl"] == {o for o, _ in rec.superseded} == {"id7"}
     text = PUZZLE + "humanprecast=Test Thief:TrigSwap->7\naibattlefield=Test Bear|Id:7\n"
     assert run(tmp_path, text, res)[1].reason.startswith("exchange-targets-unresolved")
+
+
+def test_ability_by_index_only_when_every_candidate_is_harmless(tmp_path: Path,
+                                                                 res: CardData) -> None:
+    text = PUZZLE + "humanprecast=Test Walker:1->7\naibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)
+    assert doc is None and rec.reason.startswith("sa-index-unsupported")
+    text = PUZZLE + "humanprecast=Test Weaver:1->7\naibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)
+    assert rec.status == "partial" and doc["effects"] == []
+    assert rec.left_out == [["p0precast:Test Weaver:1->7", "setup-creates-objects"]]
+    assert "ability-index-all-candidates-harmless:p0precast:Test Weaver:1->7" in rec.notes
+    assert {"object": "id7", "controller": "p1"} in doc["claims"]
 
 
 def test_exchange_and_unsupported_duration(tmp_path: Path, res: CardData) -> None:
