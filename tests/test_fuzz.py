@@ -82,3 +82,22 @@ def test_text_format_escapes_every_id_it_prints() -> None:
     assert "left" in text or "exile" in text or ":" in text
     for line in text.splitlines():
         assert line.isprintable(), repr(line)
+
+
+def test_explain_text_escapes_ids_with_newlines_and_terminal_escapes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = "\n\u001b[2J\r\u009b31m"
+    doc = {"id": f"s{bad}", "players": [f"alice{bad}", "bob"], "now": 40,
+           "objects": [{"id": f"bear{bad}", "kind": "card", "zone": "battlefield",
+                        "start": {"zone": "library", "player": f"alice{bad}"},
+                        "entered": {"at": 3, "under": f"alice{bad}"}}],
+           "effects": [{"id": f"e{bad}", "kind": "control", "origin": "resolution",
+                        "source": f"bear{bad}", "player": "bob", "objects": [f"bear{bad}"],
+                        "timestamp": 12}]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["explain", str(path), f"bear{bad}", "--why-not", f"alice{bad}"]) == 0
+    text = capsys.readouterr().out
+    assert "bear\\n\\x1b[2J\\r\\x9b31m" in text
+    for line in text.splitlines():
+        assert line.isprintable(), repr(line)

@@ -59,25 +59,37 @@ def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
     items: list[tuple[Any, str]] = []
     places: list[tuple[int, int, str | None]] = []  # output index, line number, own id
     for number, raw in lines:
-        name = f"line {number}"
-        try:
-            doc = read_json(raw)
-        except BadJson as err:
-            oid = own_id(err.document)
-            problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
-            out.append(ErrorRecord(oid or name, problems, line=number, id=oid))
-            continue
-        found = _over_limits(doc, name, settings)
-        if found:
-            out.append(ErrorRecord(name, found, line=number, id=own_id(doc)))
+        doc = read_line((number, raw), settings)
+        if isinstance(doc, ErrorRecord):
+            out.append(doc)
             continue
         places.append((len(out), number, own_id(doc)))
-        items.append((doc, name))
+        items.append((doc, f"line {number}"))
         out.append(None)
     for (i, number, oid), result in zip(places, _judge(items, settings), strict=True):
         out[i] = replace(result, line=number, id=oid) if isinstance(result, ErrorRecord) \
             else result
     return [(isinstance(r, ErrorRecord), r.to_json()) for r in out]  # type: ignore[union-attr]
+
+
+def read_line(line: tuple[int, bytes | str], settings: Settings) -> Any:
+    """A corpus line's JSON document, or its `ErrorRecord` (not JSON, over the limits).
+
+    Every command reading a corpus (batch, check, impact) reads its lines here, so the
+    same bad line gets the same message; the snapshot itself is validated when judged.
+    """
+    number, raw = line
+    name = f"line {number}"
+    try:
+        doc = read_json(raw)
+    except BadJson as err:
+        oid = own_id(err.document)
+        problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
+        return ErrorRecord(oid or name, problems, line=number, id=oid)
+    found = _over_limits(doc, name, settings)
+    if found:
+        return ErrorRecord(name, found, line=number, id=own_id(doc))
+    return doc
 
 
 def failed_line(line: Line, expected: str) -> Result:
