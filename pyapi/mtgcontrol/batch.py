@@ -11,11 +11,12 @@ SIGTERM leave a file of whole lines that ``--resume`` continues.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,9 +24,9 @@ from typing import Any
 from .api import ErrorRecord, InputError, adjudicate_many, own_id
 from .interrupts import Interrupted, interruptible
 from .jsontext import BadJson, read_json
-from .lines import Line, chunks, count_lines, numbered, open_input
-from .output import Output, open_output
-from .progress import OK, SOME_ERRORS, USAGE, Bar, summary
+from .lines import DEFAULT_MAX_LINE_BYTES, Line, LongLine, chunks, count_lines, numbered, open_input
+from .output import Output, WriteFailed, open_output, whole_lines
+from .progress import OK, SOME_ERRORS, USAGE, WRITE_FAILED, Bar, summary
 from .ruling import Ruling
 from .validate import InputProblem
 from .workers import Pool, Result, WorkersFailed
@@ -80,6 +81,10 @@ def read_line(line: tuple[int, bytes | str], settings: Settings) -> Any:
     """
     number, raw = line
     name = f"line {number}"
+    if isinstance(raw, LongLine):
+        return ErrorRecord(name, [InputProblem(name, "$", (
+            f"a line of at most {raw.limit} bytes (--max-line-bytes), got {raw.length}"))],
+            line=number)
     try:
         doc = read_json(raw)
     except BadJson as err:
@@ -146,6 +151,8 @@ class Run:
     """The command line as typed, for the how-to-continue message."""
     worker_memory: int = DEFAULT_WORKER_MEMORY
     """Megabytes a worker process may have held by the end of a chunk, else it is replaced."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longest input line judged; a longer one becomes an error record."""
 
 
 def run_batch(run: Run) -> int:
@@ -155,14 +162,19 @@ def run_batch(run: Run) -> int:
     stream = open_input(run.source)
     try:
         out = open_output(run.target, run.resume)
-    except BaseException:
-        if stream is not sys.stdin.buffer:
+    except WriteFailed as err:
+        print(f"mtgcontrol: {err}; {run.target} is left as it was", file=sys.stderr)
+        return WRITE_FAILED
+    finally:
+        if "out" not in locals() and stream is not sys.stdin.buffer:
             stream.close()
-        raise
     judged, errors = out.kept - out.errors, out.errors
-    read = numbered(stream, skip=out.kept)
-    bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
+    bar = Bar(None, enabled=False)
     try:
+        if out.kept:
+            check_kept(out.name, numbered(stream, max_bytes=run.max_line_bytes), out.kept)
+        read = numbered(stream, max_bytes=run.max_line_bytes, start=out.kept)
+        bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
         with interruptible() as guard, closing(_runner(run)(chunks(
                 read, run.settings.batch_size, out.kept))) as results:
             for chunk in results:
@@ -173,6 +185,8 @@ def run_batch(run: Run) -> int:
                         judged += not is_error
                     out.flush()
                 bar.update(len(chunk))
+        bar.close()
+        out.close()
     except Interrupted as stop:
         bar.close()
         out.close()
@@ -181,18 +195,63 @@ def run_batch(run: Run) -> int:
     except WorkersFailed as err:
         print(f"mtgcontrol: {err}", file=sys.stderr)
         return USAGE
-    finally:  # whatever stopped the run, the lines written so far stay whole and flushed
+    except WriteFailed as err:
         bar.close()
-        out.close()
+        out.abort()
+        print(_write_failed(run, out, err), file=sys.stderr)
+        return WRITE_FAILED
+    finally:  # whatever stopped the run, the lines written so far stay whole
+        bar.close()
+        try:
+            out.close()
+        except WriteFailed:
+            out.abort()
         if stream is not sys.stdin.buffer:
             stream.close()
-    if read.count < out.kept:
-        print(f"mtgcontrol: {out.name} has {out.kept} lines but the input only "
-              f"{read.count}: it is not this input's output", file=sys.stderr)
-        return USAGE
     print(summary(out.lines, judged, errors, time.monotonic() - started, out.kept),
           file=sys.stderr)
     return SOME_ERRORS if errors else OK
+
+
+def check_kept(target: str, lines: Iterable[Line], kept: int) -> None:
+    """Refuse to resume unless each kept output line answers its input line: the same
+    line number and id (an error record), the same id and object ids (a ruling)."""
+    seen = 0
+    loose = Settings(max_objects=2**62, max_effects=2**62)
+    for (number, raw), answer in zip(lines, whole_lines(target), strict=False):
+        seen = number
+        record = json.loads(answer)
+        doc = read_line((number, raw), loose)
+        ours = doc.id if isinstance(doc, ErrorRecord) else own_id(doc)
+        if isinstance(doc, ErrorRecord) or "error" in record:
+            same = (record.get("line"), record.get("id")) == (number, ours)
+        else:
+            objects = doc.get("objects") if isinstance(doc, dict) else None
+            ids = [o.get("id") for o in objects if isinstance(o, dict)] \
+                if isinstance(objects, list) else []
+            same = (record.get("id"), list(record["objects"])) == (ours, ids)
+        if not same:
+            raise InputError([InputProblem(target, f"line {number}", (
+                "an output of this input to --resume, but it answers another snapshot "
+                f"(id {json.dumps(record.get('id'))}) than input line {number} (id "
+                f"{json.dumps(ours)}); judge into a new file instead"))])
+        if number >= kept:
+            return
+    raise InputError([InputProblem(target, f"line {seen + 1}", (
+        f"an output of this input to --resume, but it has {kept} lines and the input "
+        f"only {seen}; judge into a new file instead"))])
+
+
+def _write_failed(run: Run, out: Output, err: WriteFailed) -> str:
+    where = f"mtgcontrol: {err}: "
+    if out.to_stdout:
+        return where + "standard output cannot be resumed"
+    args = list(run.command) if run.command is not None else ["batch", run.source, "-o",
+                                                               str(run.target)]
+    if "--resume" not in args:
+        args.append("--resume")
+    return (where + f"lines 1-{out.complete} of it are complete (the last one whole); make "
+            f"room, then continue with: {shlex.join(['mtgcontrol', *args])}")
 
 
 def _check_paths(run: Run) -> None:
@@ -216,7 +275,7 @@ def _runner(run: Run) -> Any:
 
 def _stopped(run: Run, out: Output, stop: Interrupted) -> str:
     written = f"mtgcontrol: stopped by {stop}: {out.lines} line(s) written to {out.name}"
-    if out.stream is sys.stdout:
+    if out.to_stdout:
         return (f"{written} (input lines 1-{out.lines}); to continue, run with -o FILE "
                 f"--resume (standard output cannot be resumed)")
     args = list(run.command) if run.command is not None else ["batch", run.source, "-o",

@@ -2,8 +2,9 @@
 verify``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
-also an invariant left undecided by --time-limit) or some batch lines became error
-records, 2 bad input or usage, 130/143 stopped by SIGINT/SIGTERM.  Bad input is
+also an invariant left undecided by --time-limit) or some corpus lines became error
+records (batch, check, impact), 2 bad input or usage, 3 the output could not be
+written to the end (disk full), 130/143 stopped by SIGINT/SIGTERM.  Bad input is
 reported one line per problem, never as a traceback.
 """
 
@@ -23,9 +24,10 @@ from .text import escaped, ruling_table
 from .validate import InputProblem
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
-          "verify; or a verify --time-limit left an invariant undecided) or some batch "
-          "lines became error records; 2 usage error, unreadable "
-          "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
+          "verify; or a verify --time-limit left an invariant undecided) or some corpus "
+          "lines became error records (batch, check, impact); 2 usage error, unreadable "
+          "input or unwritable output; 3 output failed part way (disk full); 130/143 "
+          "stopped by SIGINT (Ctrl-C) or SIGTERM.  "
           "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
 
 
@@ -117,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         DEFAULT_TIMEOUT,
         DEFAULT_WORKER_MEMORY,
     )
+    from .lines import DEFAULT_MAX_LINE_BYTES
     from .progress import EXIT_CODES
 
     p = sub.add_parser(
@@ -152,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="MB", help=f"replace a worker process once its memory has "
                                       f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
+    p.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
+                   metavar="N", help=f"longest input line judged, in bytes (default "
+                                     f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read past "
+                                     "and becomes an error record")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "
                         "the rest (the finished file equals an undisturbed run's)")
@@ -291,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as err:  # writing a page or report: a full disk, a file size limit
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"mtgcontrol: cannot write {where}{err.strerror or err}", file=sys.stderr)
+        return 3
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -438,7 +449,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
                         args.max_effects)
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
-                         args.resume, args.dask, args.argv, args.worker_memory))
+                         args.resume, args.dask, args.argv, args.worker_memory,
+                         args.max_line_bytes))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 
