@@ -250,8 +250,9 @@ def _write_failed(run: Run, out: Output, err: WriteFailed) -> str:
                                                                str(run.target)]
     if "--resume" not in args:
         args.append("--resume")
-    return (where + f"lines 1-{out.complete} of it are complete (the last one whole); make "
-            f"room, then continue with: {shlex.join(['mtgcontrol', *args])}")
+    whole = f"lines 1-{out.complete} of it are whole" if out.complete else "it holds no line"
+    return (where + f"{whole}; make room, then continue with: "
+            f"{shlex.join(['mtgcontrol', *args])}")
 
 
 def _check_paths(run: Run) -> None:

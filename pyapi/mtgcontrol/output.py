@@ -80,6 +80,8 @@ class _GzipSink:
     def __init__(self, fd: int) -> None:
         self.fd, self.done, self.pending = fd, 0, bytearray()
         self.pending_lines = self.done_lines = 0
+        self.flushed, self.flushed_lines = b"", 0
+        """The unfinished member's text as last flushed (what abort puts back)."""
         os.ftruncate(fd, 0)
 
     def write(self, data: bytes) -> None:
@@ -91,6 +93,7 @@ class _GzipSink:
     def flush(self) -> None:
         if self.pending:
             self._put(finished=False)
+            self.flushed, self.flushed_lines = bytes(self.pending), self.pending_lines
 
     def _put(self, finished: bool) -> None:
         member = gzip.compress(bytes(self.pending), compresslevel=GZIP_LEVEL, mtime=0)
@@ -102,12 +105,21 @@ class _GzipSink:
             self.done_lines += self.pending_lines
             self.pending.clear()
             self.pending_lines = 0
+            self.flushed, self.flushed_lines = b"", 0
 
-    def abort(self) -> None:
-        """Keep the finished members only (the last one may be half rewritten)."""
-        self.pending.clear()
-        self.pending_lines = 0
+    def abort(self) -> int:
+        """Back to the finished members and the last flushed member (it was written
+        once, it fits again, unless something else took the room); the lines kept."""
         os.ftruncate(self.fd, self.done)
+        self.pending = bytearray(self.flushed)
+        self.pending_lines = self.flushed_lines
+        if self.pending:
+            try:
+                self._put(finished=False)
+            except OSError:
+                os.ftruncate(self.fd, self.done)
+                return self.done_lines
+        return self.done_lines + self.flushed_lines
 
 
 @dataclass
@@ -167,11 +179,12 @@ class Output:
         """After a failed write: keep whole lines only, close, never raise."""
         if self._closed:
             return
-        if isinstance(self._sink, _GzipSink):
-            self.complete = self._sink.done_lines
         swap = False
         try:
-            if self._sink is not None:
+            if isinstance(self._sink, _GzipSink):
+                self.complete = self._sink.done_lines
+                self.complete = self._sink.abort()
+            elif self._sink is not None:
                 self._sink.abort()
             swap = self._swap is not None and self.complete >= self.kept
         except OSError:
@@ -225,7 +238,6 @@ def _lock(fd: int, target: str) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         holder = _holder(fd)
-        os.close(fd)
         who = f"process {holder}" if holder else "another process"
         raise InputError([InputProblem(target, "-o", (
             f"an output no other run is writing, but {who} holds it (another "

@@ -1,0 +1,183 @@
+"""Nothing lost, nothing hangs: a full disk, two runs on one output, resume on a changed
+input, .gz bytes across resume, an endless line (issue 22)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_batch import CLI, EXAMPLES, PATIENCE, SLOW, jsonl, wait_for_lines, with_players
+
+from mtgcontrol import output
+from mtgcontrol.cli import main
+
+
+def corpus(tmp_path: Path, copies: int = 10) -> Path:
+    docs = [{**doc, "id": f"{doc.get('id', 'x')}-{i}"} for i in range(copies) for doc in EXAMPLES]
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(docs) + "{broken\n")
+    return source
+
+
+def limited_run(limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line in a child whose files may grow to ``limit`` bytes (RLIMIT_FSIZE:
+    a full disk as a process meets it)."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=PATIENCE,
+                          preexec_fn=cap)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_a_full_disk_is_one_message_exit_3_and_resume_finishes_the_same_bytes(
+        tmp_path: Path, suffix: str) -> None:
+    source = corpus(tmp_path, 30)
+    reference = tmp_path / f"reference{suffix}"
+    assert main(["batch", str(source), "-o", str(reference), "--batch-size", "7"]) == 1
+    size = reference.stat().st_size
+    target = tmp_path / f"out{suffix}"
+    cut = limited_run(size // 2, "batch", str(source), "-o", str(target), "--batch-size", "7")
+    assert cut.returncode == 3, cut.stderr
+    assert "Traceback" not in cut.stderr and len(cut.stderr.strip().splitlines()) == 1
+    assert f"cannot write {target} (File too large): lines 1-" in cut.stderr
+    complete = int(cut.stderr.split("lines 1-")[1].split()[0])
+    kept = list(output.whole_lines(str(target)))
+    assert len(kept) == complete > 0
+    whole = list(output.whole_lines(str(reference)))
+    assert kept == whole[:complete]
+    if suffix == ".jsonl":
+        assert target.read_bytes().endswith(b"\n")  # no cut-off line left behind
+    assert cut.stderr.strip().endswith("--batch-size 7 --resume")
+    assert main(["batch", str(source), "-o", str(target), "--batch-size", "7",
+                 "--resume"]) == 1
+    assert target.read_bytes() == reference.read_bytes()
+
+
+def test_a_page_on_a_full_disk_is_one_message_exit_3(tmp_path: Path) -> None:
+    source = corpus(tmp_path, 1)
+    page, out = tmp_path / "page.html", tmp_path / "out.jsonl.gz"
+    assert main(["batch", str(source), "-o", str(out), "--html", str(page)]) == 1
+    assert page.stat().st_size > out.stat().st_size + 1000
+    run = limited_run(out.stat().st_size + 500, "batch", str(source), "-o", str(out),
+                      "--html", str(page))
+    assert run.returncode == 3, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("mtgcontrol: cannot write ")
+
+
+def test_a_second_run_on_the_same_output_refuses_at_once(tmp_path: Path) -> None:
+    docs = [*EXAMPLES, with_players(EXAMPLES[1], 5, "slow"), *EXAMPLES]
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(docs))
+    target = tmp_path / "out.jsonl"
+    first = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--change",
+                              str(SLOW), "--batch-size", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_lines(target, 2, first)
+        began = time.monotonic()
+        second = subprocess.run([*CLI, "batch", str(source), "-o", str(target), "--resume"],
+                                capture_output=True, text=True, timeout=PATIENCE)
+        assert time.monotonic() - began < 30  # at once: it does not wait for the first
+        assert second.returncode == 2, second.stderr
+        assert f"process {first.pid} holds it" in second.stderr, second.stderr
+        _, err = first.communicate(timeout=PATIENCE)
+        assert first.returncode == 0, err
+    finally:
+        first.kill()
+    lines = target.read_text().splitlines()
+    assert len(lines) == len(docs)
+    assert [json.loads(line)["id"] for line in lines] == [d.get("id") for d in docs]
+
+
+def test_resume_refuses_an_output_of_another_input(tmp_path: Path) -> None:
+    first = corpus(tmp_path, 2)
+    target = tmp_path / "out.jsonl"
+    assert main(["batch", str(first), "-o", str(target)]) == 1
+    text = target.read_bytes()
+    half = text[: text.index(b"\n", len(text) // 2) + 1]
+    changed = tmp_path / "changed.jsonl"  # as long or longer, other snapshots
+    docs = [json.loads(line) for line in first.read_text().splitlines()[:-1]]
+    changed.write_text(jsonl(list(reversed(docs)) * 2))
+    target.write_bytes(half)
+    assert main(["batch", str(changed), "-o", str(target), "--resume"]) == 2
+    assert target.read_bytes() == half  # left as it was
+    same_ids = tmp_path / "same-ids.jsonl"  # same ids, another snapshot in a line
+    swapped = [dict(d) for d in docs]
+    swapped[0] = {**docs[1], "id": docs[0]["id"]}
+    same_ids.write_text(jsonl(swapped))
+    if list(docs[0]["objects"]) != list(docs[1]["objects"]):
+        assert main(["batch", str(same_ids), "-o", str(target), "--resume"]) == 2
+    snapshots = tmp_path / "snapshots.jsonl.out"  # input snapshots are no earlier output
+    snapshots.write_text(jsonl(docs[:3]))
+    assert main(["batch", str(first), "-o", str(snapshots), "--resume"]) == 2
+    assert main(["batch", str(first), "-o", str(target), "--resume"]) == 1
+    assert target.read_bytes() == text
+
+
+def test_gz_bytes_are_the_same_for_any_chunking_flushes_and_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With flushes mid-member the resumed .gz differed from an undisturbed one's
+    (281,062 vs 281,510 bytes): members are now cut by the text alone."""
+    monkeypatch.setattr(output, "MEMBER_BYTES", 3000)  # many members from a small corpus
+    source = corpus(tmp_path, 4)
+    outputs = []
+    for size in ("1", "5", "100"):
+        target = tmp_path / f"out-{size}.jsonl.gz"
+        assert main(["batch", str(source), "-o", str(target), "--batch-size", size]) == 1
+        outputs.append(target.read_bytes())
+    assert len(set(outputs)) == 1
+    reference = outputs[0]
+    text = gzip.decompress(reference)
+    assert len(text) > 10 * 3000
+    for cut in (len(reference) // 3, len(reference) // 2, len(reference) - 30):
+        target = tmp_path / "cut.jsonl.gz"
+        target.write_bytes(reference[:cut])  # killed while writing
+        assert main(["batch", str(source), "-o", str(target), "--resume",
+                     "--batch-size", "3"]) == 1
+        assert target.read_bytes() == reference
+    partial = tmp_path / "partial.jsonl.gz"  # an interrupted run's file: whole members
+    lines = text.split(b"\n")[:-1]
+    half = b"".join(line + b"\n" for line in lines[: len(lines) // 2])
+    partial.write_bytes(gzip.compress(half))  # one member, another cut than ours
+    assert main(["batch", str(source), "-o", str(partial), "--resume"]) == 1
+    assert partial.read_bytes() == reference
+
+
+def test_an_endless_line_is_one_error_record_in_flat_memory(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    with source.open("wb") as stream:
+        stream.write(json.dumps(EXAMPLES[0]).encode() + b"\n")
+        stream.write(b"\0" * (40 * 2**20) + b"\n")  # 40 MiB without a line end
+        stream.write(b"[" * (3 * 2**20) + b"\n")
+        stream.write(json.dumps(EXAMPLES[1]).encode())
+    target = tmp_path / "out.jsonl"
+    run = subprocess.run([*CLI, "batch", str(source), "-o", str(target), "--max-line-bytes",
+                          str(2**20)], capture_output=True, text=True, timeout=PATIENCE)
+    assert run.returncode == 1, run.stderr
+    records = [json.loads(line) for line in target.read_text().splitlines()]
+    assert len(records) == 4 and "error" not in records[0] and "error" not in records[3]
+    assert records[1] == {"line": 2, "id": None, "error": [{"path": "$", "expected": (
+        f"a line of at most {2**20} bytes (--max-line-bytes), got {40 * 2**20}")}]}
+    assert records[2]["error"][0]["expected"].endswith(f"got {3 * 2**20}")
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak_kib < 400 * 1024, peak_kib  # the 40 MiB line was never held
+
+
+def test_dev_zero_through_a_pipe_is_one_error_record(tmp_path: Path) -> None:
+    zeros = subprocess.Popen(["head", "-c", str(64 * 2**20), "/dev/zero"],
+                             stdout=subprocess.PIPE)
+    run = subprocess.run([*CLI, "batch", "-"], stdin=zeros.stdout, capture_output=True,
+                         text=True, timeout=PATIENCE)
+    zeros.wait()
+    assert run.returncode == 1, run.stderr
+    (line,) = run.stdout.splitlines()
+    assert "at most 16777216 bytes (--max-line-bytes), got 67108864" in line
+    assert sys.getsizeof(line) < 10_000
