@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -181,3 +182,54 @@ def test_dev_zero_through_a_pipe_is_one_error_record(tmp_path: Path) -> None:
     (line,) = run.stdout.splitlines()
     assert "at most 16777216 bytes (--max-line-bytes), got 67108864" in line
     assert sys.getsizeof(line) < 10_000
+
+
+# --- signals in any phase (issue 22 item 9) ----------------------------------------------------
+
+BIG_VERIFY = ["verify", "--players", "3", "--objects", "5", "--effects", "3", "--quiet"]
+"""A search whose grounding alone takes well over a minute on this machine."""
+
+
+def stop_after(seconds: float, signals: list[int], args: list[str],
+               until_gone: bool = False) -> tuple[int, str, float]:
+    """Start the command, wait, send the signals (50 ms apart; with ``until_gone`` the
+    last one again every 10 ms until the process is gone); its exit code, standard
+    error, and the seconds from the first signal to its end."""
+    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(seconds)
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        sent = time.monotonic()
+        for signum in signals:
+            process.send_signal(signum)
+            time.sleep(0.05)
+        while until_gone and process.poll() is None and time.monotonic() < sent + 30:
+            process.send_signal(signals[-1])
+            time.sleep(0.01)
+        _, err = process.communicate(timeout=PATIENCE)
+        return process.returncode, err, time.monotonic() - sent
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize("signals, code", [([signal.SIGTERM], 143),
+                                           ([signal.SIGINT] * 3, 130)])
+def test_a_signal_during_a_long_grounding_stops_at_once(signals: list[int], code: int) -> None:
+    returncode, err, took = stop_after(6, signals, BIG_VERIFY)
+    assert (returncode, err) == (code, f"mtgcontrol: stopped by {signals[0].name}\n")
+    assert took < 3  # the grounding alone runs on for a minute or more
+
+
+def test_repeated_ctrl_c_while_batch_cleans_up_gives_130(tmp_path: Path) -> None:
+    docs = [*EXAMPLES, with_players(EXAMPLES[1], 5, "slow"), *EXAMPLES]
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(docs))
+    args = ["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--change", str(SLOW),
+            "--batch-size", "2", "--workers", "2"]
+    returncode, err, took = stop_after(3, [signal.SIGINT], args, until_gone=True)
+    assert returncode == 130, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert took < 5
+    (message,) = err.splitlines()  # one message: the clean-up was not cut short
+    assert message.startswith("mtgcontrol: stopped by SIGINT: "), err

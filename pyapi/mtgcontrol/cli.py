@@ -17,7 +17,12 @@ from pathlib import Path
 
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot, parse_json
-from .interrupts import Interrupted, interruptible
+from .interrupts import (
+    Interrupted,
+    exit_if_stopped,
+    interruptible,
+    restore_default_signals,
+)
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
@@ -273,14 +278,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; ``argv`` None: this process's own (then a run stopped by a signal
+    during a grounding ends the process at once, see interrupts.py)."""
+    code = _main(argv)
+    if argv is None:
+        exit_if_stopped(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    own = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = argv
-    if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
-        parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         with interruptible():  # batch handles its own; the others simply stop
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = argv
+            if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
+                parser.error(f"{args.command}: -o FILE goes with --format html")
             return COMMANDS[args.command](args)
     except Interrupted as stop:
         print(f"mtgcontrol: stopped by {stop}", file=sys.stderr)
@@ -302,6 +317,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{err.filename}: " if err.filename else ""
         print(f"mtgcontrol: cannot write {where}{err.strerror or err}", file=sys.stderr)
         return 3
+    finally:
+        if not own:  # called in-process (tests): the caller's signal handling back
+            restore_default_signals()
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
