@@ -233,3 +233,33 @@ def test_repeated_ctrl_c_while_batch_cleans_up_gives_130(tmp_path: Path) -> None
     assert took < 5
     (message,) = err.splitlines()  # one message: the clean-up was not cut short
     assert message.startswith("mtgcontrol: stopped by SIGINT: "), err
+
+
+# --- runaway memory (issue 22 item 6) ------------------------------------------------------------
+
+def many_effects(n: int) -> dict:
+    """One creature stolen back and forth ``n`` times: memory grows fast with ``n``."""
+    return {"id": f"effects-{n}", "players": ["alice", "bob"], "now": 3 * n + 10,
+            "objects": [{"id": "bear", "kind": "card", "zone": "battlefield",
+                         "types": ["creature"], "start": {"zone": "library", "player": "alice"},
+                         "entered": {"at": 1, "under": "alice"}}] + [
+                {"id": f"s{i}", "kind": "card", "zone": "gone", "types": ["sorcery"],
+                 "start": {"zone": "library", "player": "bob"},
+                 "put_on_stack": {"at": 3 * i + 2, "by": "bob"}} for i in range(n)],
+            "effects": [{"id": f"e{i}", "kind": "control", "origin": "resolution",
+                         "source": f"s{i}", "player": ["alice", "bob"][i % 2],
+                         "objects": ["bear"], "duration": "indefinite",
+                         "timestamp": 3 * i + 3} for i in range(n)]}
+
+
+def test_a_snapshot_over_the_worker_memory_ceiling_is_one_error_record(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl([EXAMPLES[0], many_effects(300), EXAMPLES[1]]))
+    target = tmp_path / "out.jsonl"
+    run = subprocess.run([*CLI, "batch", str(source), "-o", str(target), "--max-memory", "150"],
+                         capture_output=True, text=True, timeout=PATIENCE)
+    assert run.returncode == 1, run.stderr
+    first, middle, last = (json.loads(line) for line in target.read_text().splitlines())
+    assert "error" not in first and "error" not in last
+    assert middle["id"] == "effects-300"
+    assert "memory limit of 150 MB, --max-memory" in middle["error"][0]["expected"]

@@ -36,6 +36,10 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_WORKER_MEMORY = 120
 """Megabytes of peak memory after which a worker process is replaced (workers.py): with
 two workers the whole process tree stays under 400 MB (BENCHMARKS.md)."""
+DEFAULT_MAX_MEMORY = 2048
+"""Megabytes of data memory a worker process may hold at any moment (RLIMIT_DATA): over
+it, the snapshot being judged becomes an error record (a 2,000-effect snapshot reached
+3.2 GB)."""
 DEFAULT_MAX_OBJECTS = 2000
 DEFAULT_MAX_EFFECTS = 2000
 
@@ -49,6 +53,8 @@ class Settings:
     batch_size: int = 100
     max_objects: int = DEFAULT_MAX_OBJECTS
     max_effects: int = DEFAULT_MAX_EFFECTS
+    max_memory: int | None = None
+    """Megabytes a batch worker may hold (its error records name it); None: no limit."""
 
 
 def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
@@ -130,6 +136,11 @@ def _judge(items: list[tuple[Any, str]], settings: Settings) -> list[Ruling | Er
         if len(items) > 1:
             return [r for item in items for r in _judge([item], settings)]
         _doc, name = items[0]
+        if settings.max_memory is not None and (
+                isinstance(err, MemoryError) or "bad_alloc" in str(err)):
+            return [ErrorRecord(name, [InputProblem(name, "$", (
+                f"a snapshot judged within the worker memory limit (--max-memory "
+                f"{settings.max_memory} MB)"))])]
         reason = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
         return [ErrorRecord(name, [InputProblem(name, "$", (
             f"a snapshot the engine can judge, got an internal error "
@@ -270,8 +281,9 @@ def _runner(run: Run) -> Any:
         from .dask_runner import DaskRunner
 
         return DaskRunner(run.dask, run.settings, run.workers).run
+    ceiling = None if run.settings.max_memory is None else run.settings.max_memory * 2**20
     return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line,
-                run.worker_memory * 2**20).run
+                run.worker_memory * 2**20, ceiling=ceiling).run
 
 
 def _stopped(run: Run, out: Output, stop: Interrupted) -> str:

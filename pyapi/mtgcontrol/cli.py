@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .batch import (
         DEFAULT_MAX_EFFECTS,
+        DEFAULT_MAX_MEMORY,
         DEFAULT_MAX_OBJECTS,
         DEFAULT_TIMEOUT,
         DEFAULT_WORKER_MEMORY,
@@ -160,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="MB", help=f"replace a worker process once its memory has "
                                       f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
+    p.add_argument("--max-memory", type=positive_int, default=DEFAULT_MAX_MEMORY, metavar="MB",
+                   help=f"data memory a worker process may hold at any moment (default "
+                        f"{DEFAULT_MAX_MEMORY}; RLIMIT_DATA): a snapshot needing more becomes "
+                        "an error record")
     p.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
                    metavar="N", help=f"longest input line judged, in bytes (default "
                                      f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read past "
@@ -465,7 +470,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
-                        args.max_effects)
+                        args.max_effects, args.max_memory)
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
                          args.resume, args.dask, args.argv, args.worker_memory,
                          args.max_line_bytes))

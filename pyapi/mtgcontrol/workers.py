@@ -75,13 +75,19 @@ def peak_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
 
 
-def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str]) -> None:
+def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str],
+           ceiling: int | None = None) -> None:
     """A worker's life: judge what comes until told to stop or the parent is gone;
     each chunk's results go back with the worker's peak memory so far.
 
     ``environ`` is the parent's environment now (a fork server's is the one it started
-    with): settings such as ``MTGCONTROL_CATALOG`` are read from it."""
+    with): settings such as ``MTGCONTROL_CATALOG`` are read from it.  ``ceiling``: bytes
+    of data memory the process may hold (RLIMIT_DATA, enforced by the kernel while
+    judging: an allocation over it fails, and the snapshot becomes an error record)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if ceiling is not None:
+        limit = getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)
+        resource.setrlimit(limit, (ceiling, ceiling))
     if os.environ != environ:
         os.environ.clear()
         os.environ.update(environ)
@@ -108,6 +114,8 @@ class Pool:
     failed: Failed
     memory_limit: int | None = None
     """Bytes of peak memory after which a worker is replaced (None: never)."""
+    ceiling: int | None = None
+    """Bytes of data memory a worker may hold at any time (None: no limit)."""
     warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     workers: list[Worker] = field(default_factory=list)
     _start_failures: int = 0
@@ -125,7 +133,7 @@ class Pool:
     def _spawn(self) -> None:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings,
-                                                        dict(os.environ)),
+                                                        dict(os.environ), self.ceiling),
                                     daemon=True, name="mtgcontrol-worker")
         process.start()
         theirs.close()
@@ -254,8 +262,12 @@ class Pool:
             queue.appendleft(Job(job.chunk, job.lines, attempt=1))
         else:
             line = job.lines[0]
+            limit = "" if self.ceiling is None else (
+                f"; it may have reached the worker memory limit of {self.ceiling >> 20} MB, "
+                "--max-memory")
             partial[job.chunk][line[0]] = self.failed(
-                line, f"a snapshot the engine can judge; the worker judging it died twice ({how})")
+                line, f"a snapshot the engine can judge; the worker judging it died twice "
+                      f"({how}{limit})")
 
     def _timed_out(self, worker: Worker, queue: deque[Job],
                    partial: dict[int, dict[int, Result]]) -> None:
