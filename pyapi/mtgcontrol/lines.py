@@ -116,7 +116,7 @@ class numbered:  # noqa: N801 - used like a generator function
         return LongLine(head[:200], length - part.endswith(b"\n"), self.max_bytes)
 
 
-CHUNK_BYTES = 1 << 19
+CHUNK_BYTES = 1 << 18
 """Input bytes after which a chunk ends early: a chunk of large snapshots is smaller, so a
 worker's memory (one grounding per chunk) stays bounded (BENCHMARKS.md)."""
 
