@@ -263,3 +263,12 @@ def test_a_snapshot_over_the_worker_memory_ceiling_is_one_error_record(tmp_path:
     assert "error" not in first and "error" not in last
     assert middle["id"] == "effects-300"
     assert "memory limit of 150 MB, --max-memory" in middle["error"][0]["expected"]
+
+
+def test_dev_full_is_exit_3_with_one_message(tmp_path: Path) -> None:
+    source = corpus(tmp_path, 1)
+    run = subprocess.run([*CLI, "batch", str(source), "-o", "/dev/full"], capture_output=True,
+                         text=True, timeout=PATIENCE)
+    assert run.returncode == 3, run.stderr
+    assert run.stderr.startswith("mtgcontrol: cannot write /dev/full (No space left on device)")
+    assert "Traceback" not in run.stderr

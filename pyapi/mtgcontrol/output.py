@@ -24,6 +24,7 @@ import fcntl
 import gzip
 import json
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -52,13 +53,20 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _regular(fd: int) -> bool:
+    """A regular file (it can be cut and rewritten); else a device, pipe or terminal."""
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
 class _FileSink:
     """A plain file written from byte ``start``; ``good`` = bytes known written whole."""
 
     def __init__(self, fd: int, start: int) -> None:
         self.fd, self.good, self.buffer = fd, start, bytearray()
-        os.ftruncate(fd, start)
-        os.lseek(fd, start, os.SEEK_SET)
+        self.regular = _regular(fd)
+        if self.regular:
+            os.ftruncate(fd, start)
+            os.lseek(fd, start, os.SEEK_SET)
 
     def write(self, data: bytes) -> None:
         self.buffer += data
@@ -71,7 +79,8 @@ class _FileSink:
     def abort(self) -> None:
         """Drop what was not written whole (a cut-off last line)."""
         self.buffer.clear()
-        os.ftruncate(self.fd, self.good)
+        if self.regular:
+            os.ftruncate(self.fd, self.good)
 
 
 class _GzipSink:
@@ -82,7 +91,10 @@ class _GzipSink:
         self.pending_lines = self.done_lines = 0
         self.flushed, self.flushed_lines = b"", 0
         """The unfinished member's text as last flushed (what abort puts back)."""
-        os.ftruncate(fd, 0)
+        self.regular = _regular(fd)
+        """Else (a pipe, a device) members are written only once finished, or at the end."""
+        if self.regular:
+            os.ftruncate(fd, 0)
 
     def write(self, data: bytes) -> None:
         self.pending += data
@@ -91,15 +103,22 @@ class _GzipSink:
             self._put(finished=True)
 
     def flush(self) -> None:
-        if self.pending:
+        if self.pending and self.regular:
             self._put(finished=False)
             self.flushed, self.flushed_lines = bytes(self.pending), self.pending_lines
 
+    def finish(self) -> None:
+        """The last member, at the end of the output."""
+        if self.pending and not self.regular:
+            self._put(finished=True)
+
     def _put(self, finished: bool) -> None:
         member = gzip.compress(bytes(self.pending), compresslevel=GZIP_LEVEL, mtime=0)
-        os.lseek(self.fd, self.done, os.SEEK_SET)
+        if self.regular:
+            os.lseek(self.fd, self.done, os.SEEK_SET)
         _write_all(self.fd, member)
-        os.ftruncate(self.fd, self.done + len(member))
+        if self.regular:
+            os.ftruncate(self.fd, self.done + len(member))
         if finished:
             self.done += len(member)
             self.done_lines += self.pending_lines
@@ -110,6 +129,8 @@ class _GzipSink:
     def abort(self) -> int:
         """Back to the finished members and the last flushed member (it was written
         once, it fits again, unless something else took the room); the lines kept."""
+        if not self.regular:
+            return self.done_lines
         os.ftruncate(self.fd, self.done)
         self.pending = bytearray(self.flushed)
         self.pending_lines = self.flushed_lines
@@ -173,6 +194,12 @@ class Output:
         if self._closed:
             return
         self.flush()
+        if isinstance(self._sink, _GzipSink):
+            try:
+                self._sink.finish()
+            except OSError as err:
+                raise WriteFailed(self.name, err) from None
+            self.complete = self.lines
         self._release(swap=True)
 
     def abort(self) -> None:
