@@ -3,8 +3,10 @@ input, .gz bytes across resume, an endless line (issue 22)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
 import resource
 import signal
 import subprocess
@@ -13,7 +15,16 @@ import time
 from pathlib import Path
 
 import pytest
-from test_batch import CLI, EXAMPLES, PATIENCE, SLOW, jsonl, wait_for_lines, with_players
+from test_batch import (
+    CLI,
+    EXAMPLES,
+    PATIENCE,
+    SLOW,
+    jsonl,
+    wait_for_lines,
+    with_players,
+    workers,
+)
 
 from mtgcontrol import output
 from mtgcontrol.cli import main
@@ -272,3 +283,29 @@ def test_dev_full_is_exit_3_with_one_message(tmp_path: Path) -> None:
     assert run.returncode == 3, run.stderr
     assert run.stderr.startswith("mtgcontrol: cannot write /dev/full (No space left on device)")
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_the_time_limit_counts_cpu_time_not_a_loaded_machine(tmp_path: Path) -> None:
+    """A worker held off the CPU (SIGSTOP, as a loaded machine would) for longer than
+    --timeout still judges its snapshot: the fuzz run on the shared machine had two
+    200-object snapshots turned into "time limit" records by the load alone."""
+    docs = [*EXAMPLES, with_players(EXAMPLES[1], 5, "slow"), *EXAMPLES]
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(docs))
+    target = tmp_path / "out.jsonl"
+    process = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--change",
+                                str(SLOW), "--batch-size", "2", "--timeout", "15"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_lines(target, 6, process)  # the worker is now on lines 7-8 (seconds)
+        (worker,) = workers(process.pid)
+        os.kill(worker, signal.SIGSTOP)
+        time.sleep(20)
+        with contextlib.suppress(ProcessLookupError):  # killed for the time limit: wrong
+            os.kill(worker, signal.SIGCONT)
+        _, err = process.communicate(timeout=PATIENCE)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert "slow" in [json.loads(line)["id"] for line in target.read_text().splitlines()]

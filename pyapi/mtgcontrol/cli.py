@@ -149,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "written together (default 100; the engine grounds up to 128 "
                         "snapshots at a time, whatever the chunk)")
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
+                   help=f"CPU time limit per snapshot (default {DEFAULT_TIMEOUT:g}; a load on "
+                        "the machine does not count); a snapshot "
                         "over it becomes an error record")
     p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
                    metavar="N", help=f"objects per snapshot at most (default "
