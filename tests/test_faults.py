@@ -202,7 +202,8 @@ BIG_VERIFY = ["verify", "--players", "3", "--objects", "5", "--effects", "3", "-
 
 
 def stop_after(seconds: float, signals: list[int], args: list[str],
-               until_gone: bool = False) -> tuple[int, str, float]:
+               until_gone: bool = False, underway: Path | None = None
+               ) -> tuple[int, str, float]:
     """Start the command, wait, send the signals (50 ms apart; with ``until_gone`` the
     last one again every 10 ms until the process is gone); its exit code, standard
     error, and the seconds from the first signal to its end."""
@@ -210,6 +211,8 @@ def stop_after(seconds: float, signals: list[int], args: list[str],
                                stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(seconds)
+        if underway is not None:  # past start-up (imports): a batch that wrote its lines
+            wait_for_lines(underway, 2, process)  # type: ignore[arg-type]
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
         sent = time.monotonic()
         for signum in signals:
@@ -236,14 +239,17 @@ def test_repeated_ctrl_c_while_batch_cleans_up_gives_130(tmp_path: Path) -> None
     docs = [*EXAMPLES, with_players(EXAMPLES[1], 5, "slow"), *EXAMPLES]
     source = tmp_path / "in.jsonl"
     source.write_text(jsonl(docs))
-    args = ["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--change", str(SLOW),
+    target = tmp_path / "out.jsonl"
+    args = ["batch", str(source), "-o", str(target), "--change", str(SLOW),
             "--batch-size", "2", "--workers", "2"]
-    returncode, err, took = stop_after(3, [signal.SIGINT], args, until_gone=True)
+    returncode, err, took = stop_after(0, [signal.SIGINT], args, until_gone=True,
+                                       underway=target)
     assert returncode == 130, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert took < 5
     (message,) = err.splitlines()  # one message: the clean-up was not cut short
     assert message.startswith("mtgcontrol: stopped by SIGINT: "), err
+    assert target.read_bytes().endswith(b"\n")
 
 
 # --- runaway memory (issue 22 item 6) ------------------------------------------------------------
