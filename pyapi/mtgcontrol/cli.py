@@ -2,8 +2,9 @@
 verify | import forge``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
-also an invariant left undecided by --time-limit) or some batch lines became error
-records, 2 bad input or usage, 130/143 stopped by SIGINT/SIGTERM.  Bad input is
+also an invariant left undecided by --time-limit) or some corpus lines became error
+records (batch, check, impact), 2 bad input or usage, 3 the output could not be
+written to the end (disk full), 130/143 stopped by SIGINT/SIGTERM.  Bad input is
 reported one line per problem, never as a traceback.
 """
 
@@ -16,16 +17,22 @@ from pathlib import Path
 
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot, parse_json
-from .interrupts import Interrupted, interruptible
+from .interrupts import (
+    Interrupted,
+    exit_if_stopped,
+    interruptible,
+    restore_default_signals,
+)
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
 from .validate import InputProblem
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
-          "verify; or a verify --time-limit left an invariant undecided) or some batch "
-          "lines became error records; 2 usage error, unreadable "
-          "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
+          "verify; or a verify --time-limit left an invariant undecided) or some corpus "
+          "lines became error records (batch, check, impact); 2 usage error, unreadable "
+          "input or unwritable output; 3 output failed part way (disk full); 130/143 "
+          "stopped by SIGINT (Ctrl-C) or SIGTERM.  "
           "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
 
 
@@ -113,10 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .batch import (
         DEFAULT_MAX_EFFECTS,
+        DEFAULT_MAX_MEMORY,
         DEFAULT_MAX_OBJECTS,
         DEFAULT_TIMEOUT,
         DEFAULT_WORKER_MEMORY,
     )
+    from .lines import DEFAULT_MAX_LINE_BYTES
     from .progress import EXIT_CODES
 
     p = sub.add_parser(
@@ -140,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "written together (default 100; the engine grounds up to 128 "
                         "snapshots at a time, whatever the chunk)")
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
+                   help=f"CPU time limit per snapshot (default {DEFAULT_TIMEOUT:g}; a load on "
+                        "the machine does not count); a snapshot "
                         "over it becomes an error record")
     p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
                    metavar="N", help=f"objects per snapshot at most (default "
@@ -152,6 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="MB", help=f"replace a worker process once its memory has "
                                       f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
+    p.add_argument("--max-memory", type=positive_int, default=DEFAULT_MAX_MEMORY, metavar="MB",
+                   help=f"data memory a worker process may hold at any moment (default "
+                        f"{DEFAULT_MAX_MEMORY}; RLIMIT_DATA): a snapshot needing more becomes "
+                        "an error record")
+    p.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
+                   metavar="N", help=f"longest input line judged, in bytes (default "
+                                     f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read past "
+                                     "and becomes an error record")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "
                         "the rest (the finished file equals an undisturbed run's)")
@@ -270,14 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; ``argv`` None: this process's own (then a run stopped by a signal
+    during a grounding ends the process at once, see interrupts.py)."""
+    code = _main(argv)
+    if argv is None:
+        exit_if_stopped(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    own = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = argv
-    if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
-        parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         with interruptible():  # batch handles its own; the others simply stop
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = argv
+            if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
+                parser.error(f"{args.command}: -o FILE goes with --format html")
             return COMMANDS[args.command](args)
     except Interrupted as stop:
         print(f"mtgcontrol: stopped by {stop}", file=sys.stderr)
@@ -295,6 +323,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as err:  # writing a page or report: a full disk, a file size limit
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"mtgcontrol: cannot write {where}{err.strerror or err}", file=sys.stderr)
+        return 3
+    finally:
+        if not own:  # called in-process (tests): the caller's signal handling back
+            restore_default_signals()
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -440,9 +475,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
-                        args.max_effects)
+                        args.max_effects, args.max_memory)
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
-                         args.resume, args.dask, args.argv, args.worker_memory))
+                         args.resume, args.dask, args.argv, args.worker_memory,
+                         args.max_line_bytes))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 

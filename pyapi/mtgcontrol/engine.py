@@ -39,6 +39,7 @@ from .facts import (
     snapshot_facts,
     snapshot_times,
 )
+from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
 from .solve import Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS
@@ -226,7 +227,7 @@ class Engine:
                                           for s, text in enumerate(fact_texts)))
             ph.parse += time.perf_counter() - start
             start = time.perf_counter()
-            ctl.ground([("base", [])])
+            ground(ctl, [("base", [])])  # a signal is served at once (interrupts.py)
         except RuntimeError:
             raise NoRuling("the program could not be grounded (a proposal file's error?): "
                            + " ".join(m.strip() for m in messages)) from None

@@ -22,6 +22,7 @@ import clingo
 from . import catalog
 from .api import InputError, load_snapshot, version_for
 from .facts import Names, snapshot_facts
+from .interrupts import ground
 from .lang import Lang, language
 from .ruling import VIA, Ruling, build_ruling
 from .solve import NoRuling, Program, parse_atom
@@ -256,7 +257,7 @@ def _solve(program: str, facts: str) -> tuple[list[Any], list[clingo.Symbol]]:
     try:
         ctl.add("base", [], program)
         ctl.add("base", [], facts)
-        ctl.ground([("base", [])])
+        ground(ctl, [("base", [])])
     except RuntimeError:
         raise NoRuling("the program could not be grounded (a proposal file's error?): "
                        + " ".join(m.strip() for m in messages)) from None

@@ -477,10 +477,11 @@ def check_page_options(args: argparse.Namespace) -> None:
 
 def batch_summary_file(jsonl: str, html: str, lang_code: str) -> None:
     """The summary page of a batch output file (``batch -o OUT.jsonl --html PAGE``)."""
+    from .output import whole_lines
+
     lang = language(lang_code)
-    with open(jsonl, encoding="utf-8") as stream:
-        records = (json.loads(line) for line in stream if line.strip())
-        text = rulings_summary(records, lang, lang.label("summary_batch"))
+    records = (json.loads(line) for line in whole_lines(jsonl) if line.strip())  # .gz too
+    text = rulings_summary(records, lang, lang.label("summary_batch"))
     Path(html).write_text(text, encoding="utf-8")
     print(f"wrote {html}", file=sys.stderr)
 

@@ -162,7 +162,8 @@ def _describe(value: object) -> str:
     if isinstance(value, str):
         return f"the string {_show_str(value)}"
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"the number {_show(value)}"
+        shown = _show(value)
+        return shown if shown.startswith("a ") else f"the number {shown}"
     return _show(value)
 
 
@@ -216,13 +217,18 @@ _Validator = extend(
 )
 
 
+_INT32 = (-(2**31), 2**31 - 1)
+
+
 @cache
 def _compiled() -> Any:
     return jsonschema_rs.validator_for(json.loads(_schema_text()))
 
 
 def _quick_valid(doc: object) -> bool:
-    """True when the compiled schema (jsonschema-rs) accepts ``doc`` and it holds no float.
+    """True when the compiled schema (jsonschema-rs) accepts ``doc`` and it holds no float
+    and no integer outside 32 bits (jsonschema-rs passes an integer too long for 64 bits
+    whatever its bounds; jsonschema compares Python integers exactly).
 
     Only a True answer is trusted; anything else goes through jsonschema, which decides.
     """
@@ -234,7 +240,8 @@ def _quick_valid(doc: object) -> bool:
     stack: list[object] = [doc]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
+        if isinstance(item, float) or (isinstance(item, int)
+                                       and not _INT32[0] <= item <= _INT32[1]):
             return False
         if isinstance(item, dict):
             stack.extend(item.values())
@@ -256,8 +263,34 @@ def _validator() -> Any:
 
 
 def _schema_problems(doc: object) -> Iterator[tuple[Path, str]]:
-    for error in _validator().iter_errors(doc):
+    for error in _validator().iter_errors(_tamed(doc)):
         yield from _convert(error)
+
+
+class _Huge(int):
+    """An integer too long to print (jsonschema's messages print the instance)."""
+
+    def __repr__(self) -> str:
+        try:
+            return int.__repr__(self)
+        except ValueError:  # more digits than Python will convert
+            return "a very large integer"
+
+    __str__ = __repr__
+
+
+def _tamed(value: object) -> object:
+    """``value`` with every integer outside 64 bits made a `_Huge` (a copy if any is)."""
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            not -(2**63) <= value < 2**63:
+        return _Huge(value)
+    if isinstance(value, dict):
+        tamed = {k: _tamed(v) for k, v in value.items()}
+        return value if all(tamed[k] is v for k, v in value.items()) else tamed
+    if isinstance(value, list):
+        items = [_tamed(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
 
 
 _TYPE_WORDS = {

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..facts import Names
+from ..text import escaped
 from .views import Difference, Kind, show_value
 
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         out.append(f"{len(report.errors)} line(s) could not be judged")
         for err in report.errors[:limit]:
             first = err["error"][0] if err["error"] else {"path": "$", "expected": "?"}
-            name = f" ({err['id']})" if err["id"] != f"line {err['line']}" else ""
+            name = f" ({err['id']})" if err.get("id") else ""
             out.append(f"  line {err['line']}{name}: {first['path']}: expected "
                        f"{first['expected']}")
         if len(report.errors) > limit:
@@ -229,7 +230,7 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         pairs |= {(x, y) for x, y in zip(a, b, strict=False) if x != y}
     if pairs:
         out.append("  " + ", ".join(f"{a} -> {b}" for (a, b) in sorted(pairs)))
-    return "\n".join(out)
+    return "\n".join(escaped(line) for line in out)  # a corpus id may hold a newline
 
 
 def _kind_lines(report: ImpactReport, r: KindReport, limit: int) -> list[str]:

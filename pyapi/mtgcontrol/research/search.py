@@ -37,6 +37,7 @@ from clingo import ast
 from .. import catalog
 from ..engine import replace_show
 from ..facts import Names, default_now, snapshot_facts
+from ..interrupts import ground
 from ..solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
 from .impact import _explain_witnesses
@@ -186,7 +187,7 @@ class Search:
             self.ctl.add("base", [], "\n".join((
                 generator_text(), search_file("bridge.lp"), rules_text(versions, changes),
                 slot_facts, SIZE_CAPS, goal, show)))
-            self.ctl.ground([("base", [])])
+            ground(self.ctl, [("base", [])])  # served by a signal at once
         except RuntimeError:
             raise NoRuling("the search program could not be grounded (an invariant or "
                            "proposal file's error?): "
@@ -198,7 +199,7 @@ class Search:
         self._parts += 1
         name = f"step{self._parts}"
         self.ctl.add(name, [], text)
-        self.ctl.ground([(name, [])])
+        ground(self.ctl, [(name, [])])
 
     def _caps(self, size: int, exact: bool) -> None:
         for k in range(1, self.max_size + 1):
@@ -355,7 +356,7 @@ def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invar
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join((strip_show(Program((version,), tuple(changes)).text()),
                                    facts, invariant.text, VERIFY_SHOW)))
-    ctl.ground([("base", [])])
+    ground(ctl, [("base", [])])
     found: set[tuple[str, str]] = set()
     with ctl.solve(yield_=True) as handle:
         for model in handle:
