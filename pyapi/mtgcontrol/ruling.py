@@ -38,6 +38,7 @@ VIA: dict[str, tuple[str, str, str]] = {
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
                              "e", "e"),
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
+    "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
