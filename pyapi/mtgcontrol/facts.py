@@ -30,6 +30,8 @@ CONST = {
     "while-source-tapped": "while_source_tapped",
     "while-attached": "while_attached",
     "while-enchanted": "while_enchanted",
+    "until-your-next-turn": "until_your_next_turn",
+    "until-end-of-your-next-turn": "until_end_of_your_next_turn",
     "single-planar-deck": "single_planar_deck",
     "individual-planar-decks": "individual_planar_decks",
 }
