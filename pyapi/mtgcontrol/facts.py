@@ -67,7 +67,7 @@ def default_now(doc: dict[str, Any]) -> int:
 
 
 TIME_KEYS = frozenset(("at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
-                       "turned_face_up_at", "attached_at", "left_at"))
+                       "turned_face_up_at", "attached_at", "left_at", "out_at", "in_at"))
 
 
 def snapshot_times(doc: dict[str, Any]) -> set[int]:
@@ -217,6 +217,10 @@ def _object_history(obj: dict[str, Any], s: int | str, o: int, names: Names, emi
         emit(f"face_down({s},{o}).")
     if "turned_face_up_at" in obj:
         emit(f"turned_face_up_at({s},{o},{t(obj['turned_face_up_at'])}).")
+    for phase in obj.get("phasing", ()):
+        emit(f"phased_out({s},{o},{t(phase['out_at'])}).")
+        if "in_at" in phase:
+            emit(f"phased_in({s},{o},{t(phase['in_at'])}).")
     if "start" in obj:
         st = obj["start"]
         emit(f"start({s},{o},{const(st['zone'])},{p('p', st['player'])}).")

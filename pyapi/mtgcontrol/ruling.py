@@ -40,6 +40,7 @@ VIA: dict[str, tuple[str, str, str]] = {
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
     "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
+    "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
     "choice": ("an open choice for {a}", "p", "n"),
