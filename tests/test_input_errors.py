@@ -466,6 +466,19 @@ def test_turns_out_of_order() -> None:
     assert_problem(doc, "s1", "$.turns[2].from", "later than the previous turn's start", "got 8")
 
 
+
+@pytest.mark.parametrize(("phasing", "path", "expected"), [
+    ([{"out_at": 5, "in_at": 5}], "$.objects[0].phasing[0].in_at", "later than 5"),
+    ([{"out_at": 5, "in_at": 7}, {"out_at": 6}], "$.objects[0].phasing[1].out_at",
+     "later than 7"),
+    ([{"out_at": 5}, {"out_at": 9}], "$.objects[0].phasing[0]", "only the last entry"),
+    ([{"in_at": 5}], "$.objects[0].phasing[0].out_at", "required"),
+])
+def test_phasing_out_of_order(phasing: list[dict[str, int]], path: str, expected: str) -> None:
+    doc = named(example())
+    doc["objects"][0]["phasing"] = phasing
+    assert_problem(doc, "s1", path, expected)
+
 def test_wrong_format_version() -> None:
     doc = named(example())
     doc["format"] = "snapshot/2"

@@ -530,6 +530,7 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
                     (*here, *fields),
                     (f"the id of another object (an object cannot {verb}), got {_show(value)}"),
                 )
+        yield from _phasing_order(obj.get("phasing", []), here)
         control_effect = obj.get("entered", {}).get("spell_control_effect")
         if control_effect is not None and control_effect not in effects:
             yield (
@@ -573,3 +574,22 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
 
 def _again(what: str, value: str, first: Path) -> str:
     return f"a unique {what}, got {_show(value)} again (first at {_format_path(first)})"
+
+
+def _phasing_order(phasing: list[dict], here: Path) -> Iterator[tuple[Path, str]]:
+    """``phasing`` (702.26): out, in, out, ... strictly in time order; only the last entry
+    may lack ``in_at`` (the permanent is phased out now)."""
+    last: tuple[int, Path] | None = None
+    for j, phase in enumerate(phasing):
+        for key in ("out_at", "in_at"):
+            if key not in phase:
+                if j + 1 < len(phasing):
+                    yield ((*here, "phasing", j),
+                           "an \"in_at\" time (only the last entry may be still phased out), "
+                           f"got {_show(phase)}")
+                continue
+            where: Path = (*here, "phasing", j, key)
+            if last is not None and phase[key] <= last[0]:
+                yield (where, f"a time later than {last[0]} at {_format_path(last[1])} "
+                              f"(phasing is listed in time order), got {phase[key]}")
+            last = (phase[key], where)
