@@ -8,6 +8,7 @@
     python benchmarks/bench_engine.py differential [--snapshots 100000]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
+    python benchmarks/bench_engine.py dask [--snapshots 2000] [--workers 2] [--rounds 2]
 
 The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
 effects (seeded: the same snapshots every run).  ``rates`` judges one file with
@@ -133,6 +134,31 @@ def cmd_rates(args: argparse.Namespace) -> None:
             print(f"mtgcontrol batch --workers {workers}:  {rates[workers]:8.0f} snapshots/s "
                   f"({seconds:.1f} s, peak RSS {peak / 2**20:.0f} MB)")
         print(f"ratio (2 workers / reference): {rates[2] / ref:.1%} (target 35 %)")
+
+
+def cmd_dask(args: argparse.Namespace) -> None:
+    """``batch --workers N`` and ``batch --dask local --workers N`` on one corpus,
+    alternated (A/B back to back), wall-clock rates and their ratio; outputs compared."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        write_corpus(path, args.snapshots, args.seed)
+        outs = {way: str(Path(tmp) / f"{way}.jsonl") for way in ("workers", "dask")}
+        cmds = {"workers": batch_cmd(path, args.workers, outs["workers"]),
+                "dask": [*batch_cmd(path, args.workers, outs["dask"]), "--dask", "local"]}
+        best = {way: float("inf") for way in cmds}
+        for _ in range(args.rounds):
+            for way, cmd in cmds.items():
+                seconds, _peak = timed_run(cmd)
+                best[way] = min(best[way], seconds)
+        n = args.snapshots
+        print(f"corpus: {n} realistic 20-object snapshots (seed {args.seed}); "
+              f"{os.cpu_count()} core(s); best of {args.rounds} alternated runs, wall clock")
+        for way, cmd in cmds.items():
+            print(f"{' '.join(cmd[1:-2] if way == 'workers' else cmd[1:]):>60}: "
+                  f"{n / best[way]:7.0f} snapshots/s ({best[way]:.1f} s)")
+        same = Path(outs["workers"]).read_bytes() == Path(outs["dask"]).read_bytes()
+        print(f"ratio (dask / workers): {best['workers'] / best['dask']:.2f} (target 0.8); "
+              f"outputs {'identical' if same else 'DIFFER'}")
 
 
 def cmd_phases(args: argparse.Namespace) -> None:
@@ -379,6 +405,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--snapshots", type=int, default=2048)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_floor)
+    p = sub.add_parser("dask")
+    p.add_argument("--snapshots", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_dask)
     p = sub.add_parser("extremes")
     p.set_defaults(func=cmd_extremes)
     args = parser.parse_args(argv)
