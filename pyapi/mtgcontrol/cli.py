@@ -20,7 +20,7 @@ from .interrupts import Interrupted, interruptible
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
-from .validate import InputProblem
+from .validate import InputProblem, shown
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
           "verify; or a verify --time-limit left an invariant undecided) or some batch "
@@ -36,7 +36,7 @@ def positive_int(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
     return value
 
 
@@ -47,7 +47,8 @@ def positive_float(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {shown(text)}")
     return value
 
 
@@ -58,6 +59,23 @@ def _version() -> str:
         return version("mtgcontrol")
     except PackageNotFoundError:
         return "unknown"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: this package's, clingo's and the supported CR versions."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the versions of mtgcontrol, clingo and the CR, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        import clingo
+
+        names = [v.name for v in catalog.versions()]
+        print(f"mtgcontrol {_version()}\nclingo {clingo.__version__}\n"
+              f"CR versions: {', '.join(names)} (default {names[-1]})")
+        parser.exit()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mtgcontrol", epilog=EPILOG,
         description="Judge who owns and who controls every object in Magic: The Gathering "
                     "game snapshots, by the Comprehensive Rules encoded in ASP.")
-    parser.add_argument("--version", action="version", version=f"mtgcontrol {_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
@@ -93,6 +111,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a page with every derivation; needs -o)")
     _common(p)
     _page_options(p)
+
+    p = sub.add_parser("facts", help="print a snapshot's ASP facts (to run clingo by hand)",
+                       description="Print the facts the engine grounds for one snapshot, the "
+                                   "rule numbering of its CR version, and what each integer "
+                                   "id stands for: a file to run clingo on with the "
+                                   "encodings (docs/predicates.md, 'Running clingo by "
+                                   "hand').")
+    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("--rules", metavar="DATE",
+                   help="CR version, or any later date; default: the snapshot's own "
+                        "`rules`, else the newest")
+    p.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
                        description="The derivation of one fact of one object as a tree: each "
@@ -283,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except InputError as err:
         for problem in err.problems:
-            print(problem, file=sys.stderr)
+            print(error_line(problem), file=sys.stderr)
         return 2
     except (catalog.UnknownVersion, NoRuling) as err:
         prefix = "--rules: expected " if isinstance(err, catalog.UnknownVersion) else ""
@@ -291,6 +321,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+# The "snapshot" of a problem with the command line itself, not with an input file.
+COMMAND_LINE = ("mtgcontrol", "command line")
+
+
+def error_line(problem: InputProblem) -> str:
+    """The one style of error line: ``mtgcontrol: FILE[:LINE]: $.path: expected ...``
+    (a command-line problem: ``mtgcontrol: --option: expected ...``)."""
+    if problem.snapshot in COMMAND_LINE:
+        return f"mtgcontrol: {problem.path}: expected {problem.expected}"
+    return f"mtgcontrol: {problem}"
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -334,8 +376,36 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
         return cmd_adjudicate_html(args, _items(args.files), _changes(args))
     rulings = _judge(args)
-    for ruling in rulings:
-        print(ruling_table(ruling) if args.format == "text" else ruling.to_json(indent=2))
+    return _write(args.output, "".join(
+        (ruling_table(r) if args.format == "text" else r.to_json(indent=2)) + "\n"
+        for r in rulings))
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    from .api import version_for
+    from .facts_text import facts_program
+    from .validate import problems
+
+    if args.rules is not None:
+        catalog_check(args.rules)
+    doc, name = _items([args.file])[0]
+    found = problems(doc, name)
+    if found:
+        raise InputError(found)
+    text = facts_program(doc, version_for(doc, args.rules, name), name)
+    return _write(args.output, text)
+
+
+def _write(output: str | None, text: str) -> int:
+    """``text`` to standard output, or to FILE (exit 2 if it cannot be written)."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"mtgcontrol: {output}: cannot write ({err.strerror})", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -350,7 +420,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     singles = [f for f in args.files if f not in corpora]
     if args.format == "html":
         if corpora:
-            print("mtgcontrol check: --format html takes snapshot files, not .jsonl corpora",
+            print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
                   file=sys.stderr)
             return 2
         from .pages import cmd_check_html
@@ -490,9 +560,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run(args, _changes(args))
 
 
-# Commands whose -o is the page of --format html (explain writes any format to -o).
-HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
-COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
+# Commands whose -o is the page of --format html (adjudicate and explain write any
+# format to -o).
+HTML_ONLY_OUTPUT = ("check", "impact", "verify")
+COMMANDS = {"adjudicate": cmd_adjudicate, "facts": cmd_facts, "explain": cmd_explain,
+            "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
             "verify": cmd_verify}
 

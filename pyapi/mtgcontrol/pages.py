@@ -27,7 +27,7 @@ from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_ob
 from .explain_text import explanation_text
 from .facts import default_now
 from .lang import Lang, UnknownLanguage, language
-from .validate import InputProblem
+from .validate import InputProblem, shown
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -437,11 +437,11 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     if args.format == "html":
         _need_output(args)
     exp = explain_named(item[0], item[1], args.rules, changes, lang.code)
-    known_object(exp, args.object, args.fact)
+    known_object(exp, args.object, args.fact, item[1])
     if args.why_not is not None and args.why_not not in {
             p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
         raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
-                                       f"$.players, got {args.why_not!r}")])
+                                       f"$.players, got {shown(args.why_not)}")])
     if args.format == "html":
         return _write(args, explain_page(exp, args.object, args.fact, args.why_not))
     if args.format == "json":

@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from . import catalog, validate
 from .api import InputError, adjudicate
 from .ruling import Ruling, controller_at
+from .validate import shown
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -101,7 +102,7 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
 
     def need(where: str, value: object, known: set[str], what: str) -> None:
         if value is not None and str(value) not in known:
-            found.append(f"{where}: {value!r} is not {what} of the snapshot")
+            found.append(f"{where}: {shown(value)} is not {what} of the snapshot")
 
     def check(part: dict[str, Any], at: str) -> None:
         for oid, fields in (part.get("objects") or {}).items():
@@ -110,7 +111,7 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
                 need(f"{at}.objects.{oid}.{fact}", (fields or {}).get(fact), players, "a player")
             for t, who in ((fields or {}).get("controller_at") or {}).items():
                 if not isinstance(t, int) and not str(t).lstrip("-").isdigit():
-                    found.append(f"{at}.objects.{oid}.controller_at: {t!r} is not a timestamp")
+                    found.append(f"{at}.objects.{oid}.controller_at: {shown(t)} is not a timestamp")
                 need(f"{at}.objects.{oid}.controller_at.{t}", who, players, "a player")
         for aid, fields in (part.get("abilities") or {}).items():
             need(f"{at}.abilities", aid, objects, "an ability id")
@@ -204,6 +205,10 @@ def _entry_matches(want: dict[str, Any], got: dict[str, Any]) -> bool:
     return all(_same_set(value, got.get(key)) for key, value in want.items())
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
     """Every difference between ``ruling`` and ``expect``, one line each."""
     found: list[str] = []
@@ -216,7 +221,8 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
             continue
         for fact in FACTS:
             if fact in fields and fields[fact] != obj[fact]:
-                found.append(f"objects.{oid}.{fact}: expected {fields[fact]!r}, got {obj[fact]!r}")
+                found.append(f"objects.{oid}.{fact}: expected {shown(fields[fact])}, "
+                             f"got {shown(obj[fact])}")
         rules = {b["rule"] for b in obj["because"]}
         for rule in fields.get("cites", []):
             if str(rule) not in rules:
@@ -224,30 +230,29 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
         vias = [b["via"] for b in obj["because"]]
         for text in fields.get("via", []):
             if not any(str(text) in v for v in vias):
-                found.append(f"objects.{oid}.via: no because mentions {text!r}")
+                found.append(f"objects.{oid}.via: no because mentions {shown(text)}")
         for at, player in (fields.get("controller_at") or {}).items():
             actual = controller_at(obj["history"], int(at))
             if actual != player:
-                found.append(f"objects.{oid}.controller_at.{at}: expected {player!r}, "
-                             f"got {actual!r}")
+                found.append(f"objects.{oid}.controller_at.{at}: expected {shown(player)}, "
+                             f"got {shown(actual)}")
     for aid, fields in (expect.get("abilities") or {}).items():
         actual = got["abilities"].get(str(aid), {}).get("may_activate")
         if "may_activate" in fields and fields["may_activate"] != actual:
-            found.append(f"abilities.{aid}.may_activate: expected {fields['may_activate']!r}, "
-                         f"got {actual!r}")
+            found.append(f"abilities.{aid}.may_activate: expected "
+                         f"{shown(fields['may_activate'])}, got {shown(actual)}")
     for key in ("planar_controller", "controlled_players", "left_game"):
         if key in expect and (expect[key] or None) != (got[key] or None):
-            found.append(f"{key}: expected {expect[key]!r}, got {got[key]!r}")
+            found.append(f"{key}: expected {_json(expect[key])}, got {_json(got[key])}")
     for key in ("choices", "violations"):
         if key not in expect:
             continue
         wanted = expect[key] or []
         if not wanted and got[key]:
-            found.append(f"{key}: expected none, got {json.dumps(got[key], ensure_ascii=False)}")
+            found.append(f"{key}: expected none, got {_json(got[key])}")
         for entry in wanted:
             if not any(_entry_matches(entry, g) for g in got[key]):
-                found.append(f"{key}: no entry matches {entry!r}; got "
-                             f"{json.dumps(got[key], ensure_ascii=False)}")
+                found.append(f"{key}: no entry matches {_json(entry)}; got {_json(got[key])}")
     return found
 
 

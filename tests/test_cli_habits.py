@@ -1,0 +1,172 @@
+"""The habits of the tools users know: --version, facts to run clingo by hand,
+adjudicate -o in any format, a progress bar counting whole lines."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import clingo
+import pytest
+import yaml
+from test_engine import ROOT
+
+from mtgcontrol import adjudicate, catalog
+from mtgcontrol.cli import main
+from mtgcontrol.engine import Engine, Frame
+from mtgcontrol.progress import Bar
+from mtgcontrol.solve import ENCODINGS, parse_atom
+
+EXAMPLE = ROOT / "examples" / "01-mind-control.json"
+
+
+def test_version_names_clingo_and_the_cr_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert f"clingo {clingo.__version__}" in out
+    names = [v.name for v in catalog.versions()]
+    assert f"CR versions: {', '.join(names)} (default {names[-1]})" in out
+
+
+def hand_run(facts: Path) -> list[tuple[str, tuple[object, ...]]]:
+    """clingo run by hand, as docs/predicates.md shows, on a `mtgcontrol facts` file."""
+    done = subprocess.run(
+        [sys.executable, "-m", "clingo", "--warn=none", "--outf=2",
+         *(f"encodings/{name}.lp" for name in ENCODINGS), str(facts)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    models = json.loads(done.stdout)["Call"][0]["Witnesses"]
+    assert len(models) == 1
+    return sorted((name, args[1:]) for name, args in map(parse_atom, models[0]["Value"]))
+
+
+@pytest.mark.parametrize("source", [
+    "examples/01-mind-control.json", "examples/04-four-player-leave.json",
+    "examples/06-simultaneous-auras-2017.json",
+    "tests/scenarios/leaving/008-stack-spells.yaml"])
+def test_facts_run_by_hand_give_the_engines_answer(source: str, tmp_path: Path) -> None:
+    path = ROOT / source
+    doc = yaml.safe_load(path.read_text())
+    doc = doc.get("snapshot", doc)
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(doc))
+    facts = tmp_path / "facts.lp"
+    assert main(["facts", str(snapshot), "--rules", "2017-04-28", "-o", str(facts)]) == 0
+    text = facts.read_text()
+    assert "version(1,v2017_04_28)." in text and 'number(v2017_04_28,' in text
+    frame = Frame.of(doc, catalog.resolve("2017-04-28"), fast=False)
+    engine = Engine(fast=False)
+    assert hand_run(facts) == sorted(engine.solve([frame.facts])[0])
+    # ... and the ruling read back from them is the ruling of adjudicate
+    ruling = engine.judge_frames([frame])[0]
+    assert adjudicate(doc, rules="2017-04-28").to_json() == ruling.to_json()
+
+
+def test_facts_never_put_an_id_into_program_text(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["players"][0] = "alice\nfail(1). %"
+    for obj in doc["objects"]:
+        if obj["entered"]["under"] == "alice":
+            obj["entered"]["under"] = doc["players"][0]
+        obj["start"]["player"] = (doc["players"][0] if obj["start"]["player"] == "alice"
+                                  else obj["start"]["player"])
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(json.dumps(doc))
+    assert main(["facts", str(snapshot)]) == 0
+    out = capsys.readouterr().out
+    assert "% 1 = player alice\\nfail(1). %" in out
+    assert not any(line.startswith("fail(") for line in out.splitlines())
+
+
+def test_facts_of_a_bad_snapshot_is_one_error_line(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"players": ["alice"], "objects": [{"id": 1}]}')
+    assert main(["facts", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() and all(line.startswith(f"mtgcontrol: {bad}: $.")
+                                      for line in err.splitlines())
+
+
+@pytest.mark.parametrize("fmt,check", [
+    ("json", lambda text: json.loads(text)["objects"]["bear"]["controller"] == "bob"),
+    ("text", lambda text: text.splitlines()[0] == "ruling - under CR 2026-08-07")])
+def test_adjudicate_writes_the_format_asked_to_o(fmt: str, check: object, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["adjudicate", "--format", fmt, "-o", str(out), str(EXAMPLE)]) == 0
+    assert capsys.readouterr().out == ""
+    assert check(out.read_text())  # type: ignore[operator]
+
+
+def test_progress_counts_whole_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", shown)
+    with Bar(12345, enabled=True) as bar:
+        bar.update(1234)
+        bar._bar.refresh()
+    assert "1234/12345" in shown.getvalue()
+    assert "k/" not in shown.getvalue()
+
+
+@pytest.mark.parametrize("argv", [
+    ["adjudicate", "BAD"],
+    ["adjudicate", "--rules", "1999", str(EXAMPLE)],
+    ["explain", str(EXAMPLE), "nothing"],
+    ["explain", str(EXAMPLE), "bear", "--lang", "xx"],
+    ["explain", str(EXAMPLE), "bear", "--why-not", "zed"],
+    ["rules", "--group", "nope"],
+    ["check", "--format", "html", "-o", "x.html", "corpus.jsonl"],
+])
+def test_error_lines_share_one_style(argv: list[str], tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"players": ["alice"], "objects": [{"id": "c", "kind": "card"}]}')
+    argv = [str(bad) if a == "BAD" else a for a in argv]
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines
+    for line in lines:
+        assert line.startswith("mtgcontrol: "), line
+        where = next((str(f) for f in (bad, EXAMPLE) if str(f) in line), "")
+        rest = line.removeprefix(f"mtgcontrol: {where}")
+        assert re.match(r"(: )?(\$[.\[\w\]]*|OBJECT|--[a-z-]+|rules)(: | html: )expected ",
+                        rest), line
+        assert "'" not in line and "None" not in line, line
+
+
+def test_a_contradicted_claim_says_nobody_not_none(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["claims"] = [{"object": "bear", "controller": None}]
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.strip().endswith(
+        'claim #0 about bear: controller nobody, the rules give "bob"')
+
+
+DOUBLED = re.compile(r"\b([A-Za-z]+)\s+\1\b", re.IGNORECASE)
+
+
+def test_no_message_has_a_doubled_word() -> None:
+    """Every string of the package, every language file and the catalog's paraphrases."""
+    found = []
+    for path in sorted((ROOT / "pyapi" / "mtgcontrol").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found += [f"{path}:{node.lineno}: {m.group(0)}"
+                          for m in DOUBLED.finditer(node.value)]
+    texts = [*(ROOT / "pyapi" / "mtgcontrol" / "languages").glob("*.toml"),
+             ROOT / "rules" / "catalog.toml"]
+    for path in texts:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found += [f"{path}:{number}: {m.group(0)}" for m in DOUBLED.finditer(line)]
+    assert found == []
