@@ -170,3 +170,59 @@ def test_no_message_has_a_doubled_word() -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             found += [f"{path}:{number}: {m.group(0)}" for m in DOUBLED.finditer(line)]
     assert found == []
+
+
+SCENARIOS = ROOT / "tests" / "scenarios"
+
+
+def scenario_copies(tmp_path: Path) -> tuple[Path, Path]:
+    one = tmp_path / "treason.yaml"
+    one.write_text((SCENARIOS / "leaving" / "001-treason-thief-leaves.yaml").read_text()
+                   .replace("25: bob, 33: alice", "25: carol, 33: alice"))
+    many = tmp_path / "players.yaml"
+    many.write_text((SCENARIOS / "players" / "101-player-control-across-versions.yaml")
+                    .read_text().replace('b-bear: {cites: ["714.3"]}',
+                                         'b-bear: {cites: ["714.3"], controller: carol}'))
+    return one, many
+
+
+def test_test_update_rewrites_what_no_longer_matches_and_shows_the_diff(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one, many = scenario_copies(tmp_path)
+    before = one.read_text()
+    assert main(["test", str(tmp_path)]) == 1
+    assert main(["test", "--update", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"--- {one}" in out and "-            controller_at: {5: alice, 25: carol" in out
+    assert "+        b-bear: {cites: ['714.3']}" in out  # only the 2017 part changed
+    assert "2 file(s) updated, 0 unchanged" in out
+    assert main(["test", str(tmp_path)]) == 0
+    after = one.read_text()  # only the expect block was touched
+    assert after.split("expect:")[0] == before.split("expect:")[0]
+    assert main(["test", "--update", str(tmp_path)]) == 0
+    assert "0 file(s) updated, 2 unchanged" in capsys.readouterr().out
+    assert one.read_text() == after
+
+
+def test_test_selects_with_k_and_judges_under_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario_copies(tmp_path)
+    assert main(["test", "-k", "TREASON", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "treason.yaml" in out and "players.yaml" not in out and "0 passed, 1 failed" in out
+    assert main(["test", "-k", "next-turn effects", str(tmp_path)]) == 1  # by intent
+    assert "players.yaml [2017-04-28]" in capsys.readouterr().out
+    assert main(["test", "-k", "players", "--rules", "2026-08-07", str(tmp_path)]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
+    assert main(["test", "-k", "nothing-like-it", str(tmp_path)]) == 2
+    assert main(["test", "--rules", "2026-08-07", "--update", str(tmp_path)]) == 2
+
+
+def test_test_shows_progress_on_a_terminal(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario_copies(tmp_path)
+    shown = io.StringIO()
+    shown.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stderr", shown)
+    main(["test", str(tmp_path)])
+    assert "0/2 [" in shown.getvalue() and "file/s" in shown.getvalue()

@@ -213,11 +213,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
-                                   "or files and show a diff for each failure.  Exit 1 if any "
-                                   "fails.")
+                                   "or files and show a diff for each failure, with a progress "
+                                   "bar on a terminal.  Exit 1 if any fails.")
     p.add_argument("paths", nargs="+", metavar="DIR|FILE")
     p.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                    help="a proposal file layered over the rules (repeatable)")
+    p.add_argument("-k", dest="pattern", metavar="PATTERN",
+                   help="only the scenario files whose path or intent contains PATTERN "
+                        "(any case)")
+    p.add_argument("--rules", metavar="DATE",
+                   help="judge every scenario under this CR version instead of its own "
+                        "`rules` (compared with the expectations for that version)")
+    p.add_argument("--update", action="store_true",
+                   help="after a deliberate rules change: rewrite the expectations that "
+                        "no longer match (only what they state) and print each file's diff")
 
     p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
@@ -519,7 +528,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from .scenarios import run_paths
 
-    return run_paths([Path(p) for p in args.paths], _changes(args))
+    if args.rules is not None:
+        catalog_check(args.rules)
+        if args.update:
+            raise InputError([InputProblem("mtgcontrol", "--update", "each scenario judged "
+                                           "under its own versions (drop --rules)")])
+    return run_paths([Path(p) for p in args.paths], _changes(args), args.pattern, args.rules,
+                     args.update)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
