@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -432,9 +433,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
                   file=sys.stderr)
             return 2
+        import time
+
         from .pages import cmd_check_html
 
-        return cmd_check_html(args, _judge(args))
+        started = time.monotonic()
+        rulings = _judge(args)
+        return cmd_check_html(args, rulings, time.monotonic() - started)
     bad = 0
     if singles:
         args.files = singles
@@ -516,12 +521,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
                         args.max_effects)
+    started = time.monotonic()
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
                          args.resume, args.dask, args.argv, args.worker_memory))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 
-        batch_summary_file(args.output, args.html, args.lang)
+        batch_summary_file(args.output, args.html, args.lang, args.input,
+                           time.monotonic() - started)
     return code
 
 
