@@ -4,6 +4,7 @@ adjudicate -o in any format, a progress bar counting whole lines."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import io
 import json
 import re
@@ -226,3 +227,15 @@ def test_test_shows_progress_on_a_terminal(tmp_path: Path,
     monkeypatch.setattr(sys, "stderr", shown)
     main(["test", str(tmp_path)])
     assert "0/2 [" in shown.getvalue() and "file/s" in shown.getvalue()
+
+
+def test_the_quick_subset_names_real_tests_and_leaves_the_slow_ones_out() -> None:
+    spec = importlib.util.spec_from_file_location("tasks", ROOT / "tasks.py")
+    assert spec is not None and spec.loader is not None
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    assert all((ROOT / path).exists() for path in tasks.QUICK)
+    slow = {"test_batch.py", "test_search.py", "test_fuzz.py", "test_pages_browser.py",
+            "test_research.py", "test_differential.py", "test_time_invariance.py"}
+    assert not slow & {Path(p).name for p in tasks.QUICK}
+    assert "tests/test_engine.py" in tasks.QUICK
