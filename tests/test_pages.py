@@ -54,7 +54,7 @@ def test_html_needs_an_output_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["adjudicate", EXAMPLES[0], "--format", "html"]) == 2
     assert "-o" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:  # -o without html would be silently ignored
-        main(["adjudicate", EXAMPLES[0], "-o", "x.html"])
+        main(["check", EXAMPLES[0], "-o", "x.html"])
     assert stop.value.code == 2 and "--format html" in capsys.readouterr().err
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from .interrupts import (
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
-from .validate import InputProblem
+from .validate import InputProblem, shown
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
           "verify; or a verify --time-limit left an invariant undecided) or some corpus "
@@ -43,7 +44,7 @@ def positive_int(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
     return value
 
 
@@ -54,7 +55,8 @@ def positive_float(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {shown(text)}")
     return value
 
 
@@ -65,6 +67,23 @@ def _version() -> str:
         return version("mtgcontrol")
     except PackageNotFoundError:
         return "unknown"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: this package's, clingo's and the supported CR versions."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the versions of mtgcontrol, clingo and the CR, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        import clingo
+
+        names = [v.name for v in catalog.versions()]
+        print(f"mtgcontrol {_version()}\nclingo {clingo.__version__}\n"
+              f"CR versions: {', '.join(names)} (default {names[-1]})")
+        parser.exit()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mtgcontrol", epilog=EPILOG,
         description="Judge who owns and who controls every object in Magic: The Gathering "
                     "game snapshots, by the Comprehensive Rules encoded in ASP.")
-    parser.add_argument("--version", action="version", version=f"mtgcontrol {_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
@@ -100,6 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a page with every derivation; needs -o)")
     _common(p)
     _page_options(p)
+
+    p = sub.add_parser("facts", help="print a snapshot's ASP facts (to run clingo by hand)",
+                       description="Print the facts the engine grounds for one snapshot, the "
+                                   "rule numbering of its CR version, and what each integer "
+                                   "id stands for: a file to run clingo on with the "
+                                   "encodings (docs/predicates.md, 'Running clingo by "
+                                   "hand').")
+    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("--rules", metavar="DATE",
+                   help="CR version, or any later date; default: the snapshot's own "
+                        "`rules`, else the newest")
+    p.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
                        description="The derivation of one fact of one object as a tree: each "
@@ -201,11 +232,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
-                                   "or files and show a diff for each failure.  Exit 1 if any "
-                                   "fails.")
+                                   "or files and show a diff for each failure, with a progress "
+                                   "bar on a terminal.  Exit 1 if any fails.")
     p.add_argument("paths", nargs="+", metavar="DIR|FILE")
     p.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                    help="a proposal file layered over the rules (repeatable)")
+    p.add_argument("-k", dest="pattern", metavar="PATTERN",
+                   help="only the scenario files whose path or intent contains PATTERN "
+                        "(any case)")
+    p.add_argument("--rules", metavar="DATE",
+                   help="judge every scenario under this CR version instead of its own "
+                        "`rules` (compared with the expectations for that version)")
+    p.add_argument("--update", action="store_true",
+                   help="after a deliberate rules change: rewrite the expectations that "
+                        "no longer match (only what they state) and print each file's diff")
 
     p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
@@ -315,7 +355,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
     except InputError as err:
         for problem in err.problems:
-            print(problem, file=sys.stderr)
+            print(error_line(problem), file=sys.stderr)
         return 2
     except (catalog.UnknownVersion, NoRuling) as err:
         prefix = "--rules: expected " if isinstance(err, catalog.UnknownVersion) else ""
@@ -330,6 +370,18 @@ def _main(argv: Sequence[str] | None) -> int:
     finally:
         if not own:  # called in-process (tests): the caller's signal handling back
             restore_default_signals()
+
+
+# The "snapshot" of a problem with the command line itself, not with an input file.
+COMMAND_LINE = ("mtgcontrol", "command line")
+
+
+def error_line(problem: InputProblem) -> str:
+    """The one style of error line: ``mtgcontrol: FILE[:LINE]: $.path: expected ...``
+    (a command-line problem: ``mtgcontrol: --option: expected ...``)."""
+    if problem.snapshot in COMMAND_LINE:
+        return f"mtgcontrol: {problem.path}: expected {problem.expected}"
+    return f"mtgcontrol: {problem}"
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -373,8 +425,36 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
         return cmd_adjudicate_html(args, _items(args.files), _changes(args))
     rulings = _judge(args)
-    for ruling in rulings:
-        print(ruling_table(ruling) if args.format == "text" else ruling.to_json(indent=2))
+    return _write(args.output, "".join(
+        (ruling_table(r) if args.format == "text" else r.to_json(indent=2)) + "\n"
+        for r in rulings))
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    from .api import version_for
+    from .facts_text import facts_program
+    from .validate import problems
+
+    if args.rules is not None:
+        catalog_check(args.rules)
+    doc, name = _items([args.file])[0]
+    found = problems(doc, name)
+    if found:
+        raise InputError(found)
+    text = facts_program(doc, version_for(doc, args.rules, name), name)
+    return _write(args.output, text)
+
+
+def _write(output: str | None, text: str) -> int:
+    """``text`` to standard output, or to FILE (exit 2 if it cannot be written)."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"mtgcontrol: {output}: cannot write ({err.strerror})", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -389,12 +469,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     singles = [f for f in args.files if f not in corpora]
     if args.format == "html":
         if corpora:
-            print("mtgcontrol check: --format html takes snapshot files, not .jsonl corpora",
+            print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
                   file=sys.stderr)
             return 2
+        import time
+
         from .pages import cmd_check_html
 
-        return cmd_check_html(args, _judge(args))
+        started = time.monotonic()
+        rulings = _judge(args)
+        return cmd_check_html(args, rulings, time.monotonic() - started)
     bad = 0
     if singles:
         args.files = singles
@@ -476,20 +560,28 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
                         args.max_effects, args.max_memory)
+    started = time.monotonic()
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
                          args.resume, args.dask, args.argv, args.worker_memory,
                          args.max_line_bytes))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 
-        batch_summary_file(args.output, args.html, args.lang)
+        batch_summary_file(args.output, args.html, args.lang, args.input,
+                           time.monotonic() - started)
     return code
 
 
 def cmd_test(args: argparse.Namespace) -> int:
     from .scenarios import run_paths
 
-    return run_paths([Path(p) for p in args.paths], _changes(args))
+    if args.rules is not None:
+        catalog_check(args.rules)
+        if args.update:
+            raise InputError([InputProblem("mtgcontrol", "--update", "each scenario judged "
+                                           "under its own versions (drop --rules)")])
+    return run_paths([Path(p) for p in args.paths], _changes(args), args.pattern, args.rules,
+                     args.update)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -536,9 +628,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run(args)
 
 
-# Commands whose -o is the page of --format html (explain writes any format to -o).
-HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
-COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
+# Commands whose -o is the page of --format html (adjudicate and explain write any
+# format to -o).
+HTML_ONLY_OUTPUT = ("check", "impact", "verify")
+COMMANDS = {"adjudicate": cmd_adjudicate, "facts": cmd_facts, "explain": cmd_explain,
+            "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
             "verify": cmd_verify, "import": cmd_import}
 

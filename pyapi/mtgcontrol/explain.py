@@ -478,19 +478,21 @@ def to_document(exp: Explained, object_id: str, fact: str, why_not: str | None =
     return out
 
 
-def known_object(exp: Explained, object_id: str, fact: str) -> None:
-    """An unknown object id or a fact that does not apply to it is bad input."""
+def known_object(exp: Explained, object_id: str, fact: str, name: str = "snapshot") -> None:
+    """An unknown object id or a fact that does not apply to it is bad input (``name``:
+    the snapshot's file, for the message, when it has no id)."""
     fact = fact.replace("-", "_")
     ruling = exp.ruling
-    name = exp.ruling.id or "snapshot"
+    name = exp.ruling.id or name
     ids = list(ruling.objects) + list(ruling.abilities)
     if object_id not in ids:
-        from .validate import InputProblem
+        from .validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "OBJECT", "an object or ability id of the "
-                                       f"snapshot ({', '.join(ids)}), got {object_id!r}")])
+                                       f"snapshot ({', '.join(ids)}), got {shown(object_id)}")])
     if fact == "may_activate" and object_id not in ruling.abilities:
-        from .validate import InputProblem
+        from .validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "--fact", "may-activate only for an ability "
-                                       f"listed in an object's `abilities`, got {object_id!r}")])
+                                       f"listed in an object's `abilities`, "
+                                       f"got {shown(object_id)}")])

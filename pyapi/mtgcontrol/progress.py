@@ -1,7 +1,7 @@
 """What long-running commands tell a person: a progress bar, a summary, exit codes.
 
-The bar (tqdm: count, rate, ETA when the total is known) goes to standard error and
-only when that is a terminal; pipes and logs get the one-line summary alone.
+The bar (tqdm: whole lines counted, rate, ETA when the total is known) goes to standard
+error and only when that is a terminal; pipes and logs get the one-line summary alone.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Bar:
         if show:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
+            self._bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=False,
                              file=sys.stderr, dynamic_ncols=True, smoothing=0.1, leave=False)
 
     def update(self, n: int = 1) -> None:

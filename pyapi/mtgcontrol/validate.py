@@ -157,6 +157,10 @@ def _show(value: object) -> str:
     return _escape_invisible(f"a Python {type(value).__name__}"[: SHOWN_CHARS + 9])
 
 
+shown = _show
+"""``_show`` for other modules' messages: a value as JSON shows it, never a Python repr."""
+
+
 def _describe(value: object) -> str:
     """Like `_show`, naming the JSON type where the value alone could mislead."""
     if isinstance(value, str):
