@@ -2,7 +2,7 @@
 
     python benchmarks/bench_engine.py rates  [--snapshots 4000] [--seed 1]
     python benchmarks/bench_engine.py phases [--snapshots 2000] [--plain] [--objects 20] [--atoms]
-    python benchmarks/bench_engine.py memory [--small 2000] [--large 8000] [--workers 2]
+    python benchmarks/bench_engine.py memory [--small 2000] [--large 8000] [--objects 20]
     python benchmarks/bench_engine.py cost   [--per-cell 20]
     python benchmarks/bench_engine.py extremes
     python benchmarks/bench_engine.py effects [--n 200]
@@ -218,10 +218,11 @@ def cmd_memory(args: argparse.Namespace) -> None:
         peaks = {}
         for n in (args.small, args.large):
             path = Path(tmp) / f"c{n}.jsonl"
-            write_corpus(path, n, args.seed)
+            write_corpus(path, n, args.seed, args.objects, args.effects)
             seconds, peak = timed_run(batch_cmd(path, args.workers))
             peaks[n] = peak
-            print(f"{n:>7} snapshots, --workers {args.workers}: {seconds:6.1f} s, "
+            print(f"{n:>7} snapshots of {args.objects} objects, --workers {args.workers}: "
+                  f"{seconds:6.1f} s, "
                   f"peak RSS of the process tree {peak / 2**20:6.0f} MB")
         print(f"growth {args.small} -> {args.large}: "
               f"{peaks[args.large] / peaks[args.small] - 1:+.1%} (target within 15 %, < 400 MB)")
@@ -469,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--large", type=int, default=8000)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--objects", type=int, default=20)
+    p.add_argument("--effects", type=int, default=8)
     p.set_defaults(func=cmd_memory)
     p = sub.add_parser("cost")
     p.add_argument("--per-cell", type=int, default=20)

@@ -128,6 +128,10 @@ class Engine:
     # Snapshots per grounding: few, so that the snapshot numbers, and
     # with them the ground atoms clingo keeps for the life of the process, stay few.
     grounding_size: int = 128
+    # And a grounding's size bound: the sum over its snapshots of (facts)^2, the
+    # measure its ground atoms grow with (objects x time points): 128 snapshots
+    # of ~100 facts (20 objects), a few of 80 or 200 objects (docs/engine.md).
+    grounding_weight: int = 128 * 100 ** 2
     phases: Phases = field(default_factory=Phases)
 
     def __post_init__(self) -> None:
@@ -200,9 +204,7 @@ class Engine:
                 todo.setdefault(frame.facts, []).append(i)
         # Parts repeated within the batch are ground once: they count as hits too.
         self.phases.cache_hits += sum(len(at) - 1 for at in todo.values())
-        keys = list(todo)
-        for first in range(0, len(keys), self.grounding_size):
-            chunk = keys[first:first + self.grounding_size]
+        for chunk in self.groundings(list(todo)):
             solved = self.solve(chunk)
             for s, key in enumerate(chunk):
                 result = solved.get(s, [])
@@ -213,6 +215,25 @@ class Engine:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return [a if a is not None else [] for a in found]
+
+    def groundings(self, fact_texts: list[str]) -> list[list[str]]:
+        """``fact_texts`` cut, in order, into groundings of at most ``grounding_size``
+        snapshots whose weights (facts squared) sum to at most ``grounding_weight``
+        (one snapshot heavier than that is a grounding of its own)."""
+        chunks: list[list[str]] = []
+        chunk: list[str] = []
+        weight = 0
+        for text in fact_texts:
+            own = (text.count("\n") + 1) ** 2
+            if chunk and (len(chunk) == self.grounding_size
+                          or weight + own > self.grounding_weight):
+                chunks.append(chunk)
+                chunk, weight = [], 0
+            chunk.append(text)
+            weight += own
+        if chunk:
+            chunks.append(chunk)
+        return chunks
 
     def solve(self, fact_texts: Sequence[str]) -> dict[int, list[Atom]]:
         """Ground and solve one batch: ``fact_texts[s]`` become snapshot ``s``."""
