@@ -234,3 +234,18 @@ def test_check_reports_claims_that_contradict_the_rules(tmp_path: Path,
     assert out == [f"{path}: 613.1b claim-contradicts: claim #0 about bear: controller \"alice\", "
                    "the rules give \"bob\""]
     assert main(["check", str(ROOT / "examples" / "01-mind-control.json")]) == 0
+
+
+def test_groundings_bounded_by_weight() -> None:
+    """Snapshots are cut into groundings in order, each within the weight bound
+    (facts squared) unless it is one snapshot alone, and within the count bound."""
+    from mtgcontrol.engine import Engine
+
+    engine = Engine(grounding_size=4, grounding_weight=2_000)
+    texts = ["a.\n" * n for n in (10, 20, 40, 50, 10, 10, 10, 10, 10, 3)]
+    chunks = engine.groundings(texts)
+    assert [t for c in chunks for t in c] == texts
+    for chunk in chunks:
+        weight = sum((t.count("\n") + 1) ** 2 for t in chunk)
+        assert len(chunk) <= 4 and (weight <= 2_000 or len(chunk) == 1)
+    assert [len(c) for c in chunks] == [2, 1, 1, 4, 2]
