@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -13,12 +14,14 @@ from contextlib import redirect_stdout
 from importlib import resources
 from pathlib import Path
 
+import clingo
 import pytest
 
 from mtgcontrol import catalog, research
 from mtgcontrol.causes import minimal_causes
 from mtgcontrol.cli import main
 from mtgcontrol.research import Bounds, impact_exhaustive
+from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
 from mtgcontrol.research.search import builtin_invariants, impact_search, load_invariant, verify_one
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
@@ -298,3 +301,46 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     (diff,) = diffs[0]
     assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
     assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
+
+
+# ---------------------------------------------------------------------------------
+# The generator's time domain (issue 20, item 1)
+
+
+def _count(program: str, cell: tuple[int, int, int]) -> int:
+    players, objects, effects = cell
+    ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
+                          f"-c no={objects}", f"-c ne={effects}"])
+    ctl.add("base", [], program)
+    ctl.ground([("base", [])])
+    ctl.solve()
+    return int(ctl.statistics["summary"]["models"]["enumerated"])
+
+
+@pytest.mark.parametrize("cell", [(2, 1, 0), (2, 2, 0), (2, 1, 1), (3, 2, 0), (2, 1, 2)])
+def test_the_time_domain_holds_every_event(cell: tuple[int, int, int]) -> None:
+    # The same definition of a snapshot with a generous time domain (12 points:
+    # times have no gaps, so more points than events add nothing) counts the same
+    # snapshots.  The old domain (objects + 2 x effects + 1) gave 568 of 600 at 2/2/0.
+    text = generator_text()
+    domain = re.findall(r"^time\(1\.\..*\)\.$", text, flags=re.M)
+    assert len(domain) == 1
+    generous = text.replace(domain[0], "time(1..12).")
+    assert _count(text, cell) == _count(generous, cell)
+
+
+def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> None:
+    # Four events for two objects: put on the stack at 1, entered at 2, a delayed
+    # trigger created through the copy's static ability at 3, a player left at 4.
+    ctl = cell_control(2, 2, 0)
+    found = []
+    with ctl.solve(yield_=True) as handle:
+        for model in handle:
+            doc = model_to_doc(model.symbols(shown=True))
+            copy, trigger = doc["objects"]
+            if copy.get("put_on_stack", {}).get("at") == 1 and \
+                    copy.get("entered", {}).get("at") == 2 and \
+                    trigger.get("created_by_static_of", {}).get("at") == 3 and \
+                    any(isinstance(p, dict) and p["left_at"] == 4 for p in doc["players"]):
+                found.append(doc)
+    assert found and all(d["now"] == 5 for d in found)
