@@ -262,6 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
                         "counted): its verdict is then UNDECIDED beyond the sizes proved")
+    p.add_argument("--check-locality", action="store_true",
+                   help="check the locality lemma instead (a two-slot search): each snapshot "
+                        "within the bounds has, at every object and effect, the facts and "
+                        "invariant failures of its cone alone (docs/research.md, Cones)")
     return parser
 
 
