@@ -39,9 +39,11 @@ from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
 from mtgcontrol.research.search import (
     DEFAULT_THREADS,
+    MODES,
     Search,
     builtin_invariants,
     impact_search,
+    invariant_search,
     search_file,
     tagged,
     verify_version,
@@ -96,16 +98,17 @@ def count_figures(bounds: Bounds) -> None:
 
 
 def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
-                 cumulative: bool, rules: str, threads: int) -> None:
-    """One invariant's search (verify's program), size by size: CPU, choices, conflicts."""
+                 cumulative: bool, rules: str, threads: int, mode: str) -> None:
+    """One invariant's search (verify's program, searched as ``mode``: cone,
+    snapshot or locality), size by size: CPU, choices, conflicts."""
     chosen = [i for i in builtin_invariants() if i.name == invariant]
     if not chosen:
         raise SystemExit(f"no built-in invariant {invariant!r}")
     start = time.process_time()
-    search = Search(bounds, [(0, catalog.resolve(rules))], tagged(chosen), options=options,
-                    threads=threads)
+    search = invariant_search(bounds, catalog.resolve(rules), chosen, mode, threads=threads,
+                              options=options)
     search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
-    print(f"{invariant} {rules} at {bounds} {' '.join(options)}: grounding "
+    print(f"{invariant} {rules} at {bounds} by {mode} {' '.join(options)}: grounding "
           f"{time.process_time() - start:.1f} s CPU", flush=True)
     for size in range(1, upto + 1):
         start, wall = time.process_time(), time.perf_counter()
@@ -131,6 +134,8 @@ def main() -> int:
     parser.add_argument("--rules", default="2026-08-07", help="with --sizes: the CR version")
     parser.add_argument("--option", action="append", default=[],
                         help="with --sizes: an extra clingo option (repeatable)")
+    parser.add_argument("--mode", choices=MODES, default="cone",
+                        help="with --sizes: how the invariant is searched (default: cone)")
     parser.add_argument("--cumulative", action="store_true",
                         help="with --sizes: size k means at most k (as before), not exactly k")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
@@ -146,7 +151,7 @@ def main() -> int:
         return 0
     if args.sizes:
         size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
-                     args.option, args.cumulative, args.rules, args.threads)
+                     args.option, args.cumulative, args.rules, args.threads, args.mode)
         return 0
     verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 5, 3)
     impact_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 4, 2)

@@ -174,6 +174,7 @@ class Search:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
+        self.unit = "snapshots" if connected else "cones"
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
         # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
         # how the solver searches, not what a model or a proof is.  With several
@@ -240,7 +241,7 @@ class Search:
     def _sizes(self, start: int, progress: Progress | None, label: str) -> Iterable[int]:
         for size in range(max(1, start), self.max_size + 1):
             if progress is not None:
-                progress(f"{label}searching snapshots with {size} object(s) + effect(s) "
+                progress(f"{label}searching {self.unit} with {size} object(s) + effect(s) "
                          f"(up to {self.bounds.players} players)")
             yield size
 
@@ -444,7 +445,7 @@ MODES = ("snapshot", "cone", "locality")
 def invariant_search(bounds: Bounds, version: catalog.Version,
                      invariants: Sequence[Invariant], mode: str,
                      changes: Sequence[str] = (), threads: int = 1,
-                     fewest_players: bool = True) -> Search:
+                     fewest_players: bool = True, options: Sequence[str] = ()) -> Search:
     """The search program for ``invariants`` under one version: ``snapshot`` (a
     connected snapshot that fails), ``cone`` (a snapshot that is one rooted cone and
     fails at its root) or ``locality`` (a snapshot whose failures at a root differ
@@ -455,7 +456,7 @@ def invariant_search(bounds: Bounds, version: catalog.Version,
         goal += "\n" + search_file("cone.lp") + (CONE_GOAL if mode == "cone" else
                                                   search_file("locality.lp"))
     return Search(bounds, slots, goal, changes, fewest_players=fewest_players,
-                  threads=threads, connected=mode == "snapshot")
+                  options=options, threads=threads, connected=mode == "snapshot")
 
 
 def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
@@ -625,20 +626,39 @@ def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
                       frozenset(groups.get((1, k), ()))) for k in keys}
 
 
+# impact by cones: the generated snapshot is the cone of its root, and the
+# difference picked is about the root (a violation about no object or effect, e.g.
+# a player, in any cone).
+IMPACT_CONE_GOAL = """
+:- node(N), not cone(N).
+root_key(k(F,O)) :- dk(k(F,O)), root_id(O).
+root_key(k(choice,O,F)) :- dk(k(choice,O,F)), root_id(O).
+root_key(k(violation,C,X,Y)) :- dk(k(violation,C,X,Y)), root_id(X).
+root_key(k(violation,C,X,Y)) :- dk(k(violation,C,X,Y)), not node_id(X).
+:- pick(K), not root_key(K).
+"""
+
+
 def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
-                  progress: Progress | None = None, limit: float | None = None
-                  ) -> ImpactReport:
+                  progress: Progress | None = None, limit: float | None = None,
+                  cones: bool = True) -> ImpactReport:
     """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
     a minimal witness: both versions in one program, the goal "some fact differs
     and is of no kind found yet"; after each witness its kinds are excluded.  With
     ``limit`` (seconds after grounding) the search stops there: the report has the
-    kinds found so far and says up to which size the search was exhaustive."""
-    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
+    kinds found so far and says up to which size the search was exhaustive.  With
+    ``cones`` (the default) the snapshots searched are rooted cones (search/cone.lp) and
+    the difference picked is about the root: a kind is a difference in one part's cone."""
+    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict(),
+                          searched="cone" if cones else "snapshot")
     start = time.perf_counter()
     # Witnesses with the fewest objects and effects; the number of players is not
     # minimised (an optimality proof per witness costs more than it tells).
-    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True,
-                    fewest_players=False)
+    goal = search_file("differ.lp")
+    if cones:
+        goal += "\n" + search_file("cone.lp") + IMPACT_CONE_GOAL
+    search = Search(bounds, [(0, v1), (1, v2)], goal, late=True, fewest_players=False,
+                    connected=not cones)
     excluded: set[FoundKind] = set()
     witnesses: list[Found] = []
     size = 1
