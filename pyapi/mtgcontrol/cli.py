@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the verdicts and counterexamples do not depend on it")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
-                        "counted): its verdict is then UNDECIDED beyond the sizes proved")
+                        "counted): its verdict is then undecided beyond the sizes proved")
     p.add_argument("--check-locality", action="store_true",
                    help="check the locality lemma instead (a two-slot search): each snapshot "
                         "within the bounds has, at every object and effect, the facts and "
