@@ -718,7 +718,9 @@ def summary_line(verdicts: Sequence[Verdict]) -> str:
         counts += f", {len(undecided)} undecided (time limit)"
     if failed:
         names = ", ".join(f"{v.invariant.name} {v.version}" for v in failed)
-        return f"fails: counterexample to {names} ({counts})"
+        what = "the locality lemma refuted for" if failed[0].mode == "locality" else \
+            "counterexample to"
+        return f"fails: {what} {names} ({counts})"
     if undecided:
         return (f"undecided beyond size {min(v.proved for v in undecided)} "
                 f"({counts})")
