@@ -360,9 +360,10 @@ class Verdict:
         if self.holds:
             return f"{head}: holds for {self.scope()} ({self.seconds:.1f} s)"
         if not self.complete:
+            proved = f"holds for {self.scope(self.proved)}" if self.proved else \
+                "no size finished"
             return (f"{head}: undecided beyond size {self.proved} (time limit, "
-                    f"{self.seconds:.1f} s): holds for {self.scope(self.proved)}; size "
-                    f"{self.proved + 1} not finished")
+                    f"{self.seconds:.1f} s): {proved}; size {self.proved + 1} not finished")
         fails = ", ".join(f"{f['what']} {f['object']}" for f in self.failures or ())
         if self.mode == "locality":
             return (f"{head}: fails: a snapshot of size {self.size} whose failures at its "
