@@ -456,8 +456,11 @@ def invariant_search(bounds: Bounds, version: catalog.Version,
     if mode != "snapshot":
         goal += "\n" + search_file("cone.lp") + (CONE_GOAL if mode == "cone" else
                                                   search_file("locality.lp"))
-    return Search(bounds, slots, goal, changes, fewest_players=fewest_players,
-                  options=options, threads=threads, connected=mode == "snapshot")
+    search = Search(bounds, slots, goal, changes, fewest_players=fewest_players,
+                    options=options, threads=threads, connected=mode == "snapshot")
+    if mode == "locality":
+        search.unit = "snapshots (any, with a root's cone)"
+    return search
 
 
 def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
