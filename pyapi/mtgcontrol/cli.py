@@ -269,9 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "applied (docs/new-cr-release.md)")
 
     bounds = argparse.ArgumentParser(add_help=False)
-    bounds.add_argument("--players", type=int, default=3, help="players at most (default 3)")
-    bounds.add_argument("--objects", type=int, default=3, help="objects at most (default 3)")
-    bounds.add_argument("--effects", type=int, default=2, help="effects at most (default 2)")
+    # Default bounds: a run of about a minute on 2 cores (BENCHMARKS.md): verify
+    # 3 / 2 / 1, impact --exhaustive 2 / 2 / 1 (set on each command below).
+    bounds.add_argument("--players", type=int, help="players at most (default: verify 3, "
+                        "impact 2)")
+    bounds.add_argument("--objects", type=int, help="objects at most (default 2)")
+    bounds.add_argument("--effects", type=int, help="effects at most (default 1)")
     bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
                         help="text (default), json, or html (a summary page; needs -o)")
     bounds.add_argument("--quiet", action="store_true",
@@ -301,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive (the search): stop after SECONDS (grounding not "
                         "counted) and report the kinds found, saying up to which size the "
                         "search was exhaustive")
+    p.set_defaults(players=2, objects=2, effects=1)
 
     p = sub.add_parser("verify", parents=[bounds],
                        help="check that every permanent and spell gets exactly one controller",
@@ -319,7 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "the verdicts and counterexamples do not depend on it")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
-                        "counted): its verdict is then UNDECIDED beyond the sizes proved")
+                        "counted): its verdict is then undecided beyond the sizes proved")
+    p.add_argument("--check-locality", action="store_true",
+                   help="check the locality lemma instead (a two-slot search): each snapshot "
+                        "within the bounds has, at every object and effect, the facts and "
+                        "invariant failures of its cone alone (docs/research.md, Cones)")
+    p.set_defaults(players=3, objects=2, effects=1)
 
     from .forge.command import add_parser as add_import_parser
 

@@ -101,10 +101,15 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
             raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
                              ) from None
     threads = DEFAULT_THREADS if args.threads is None else args.threads
-    verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
-                          _progress(args), threads, args.time_limit)
+    if not invariants:
+        invariants = builtin_invariants()
+        if args.check_locality:  # the lemma matters for the invariants searched by cones
+            invariants = [i for i in invariants if i.cones]
+    verdicts = verify_all(_bounds(args), versions, invariants, changes, _progress(args),
+                          threads, args.time_limit, args.check_locality)
     if args.format == "json":
         print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
+                          "check": "locality" if args.check_locality else "invariants",
                           "verdicts": [v.to_dict() for v in verdicts]},
                          indent=2, ensure_ascii=False))
     else:
