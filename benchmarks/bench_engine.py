@@ -8,6 +8,7 @@
     python benchmarks/bench_engine.py differential [--snapshots 100000]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
+    python benchmarks/bench_engine.py dask  [--snapshots 2000] [--workers 2] [--rounds 2]
 
 The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
 effects (seeded: the same snapshots every run).  ``rates`` judges one file with
@@ -18,6 +19,9 @@ end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
 ``run`` is the long run (write the corpus, judge it, time and peak memory).
 ``floor`` prints what judging costs at the least, in CPU seconds of one process,
 against the per-snapshot budget the rate target leaves each worker.
+``dask`` judges one corpus with ``batch --workers N`` and ``batch --dask local
+--workers N``, alternating, and prints both rates (wall and CPU of the process tree)
+and their ratio (issue 25's target: Dask at least 0.8x).
 Figures only, no assertion; the machine may be shared (say so when recording).
 """
 
@@ -28,6 +32,7 @@ import importlib.util
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -351,6 +356,36 @@ def cmd_floor(args: argparse.Namespace) -> None:
               f"({seconds / budget:.1f}x the budget)")
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cmd_dask(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        write_corpus(path, args.snapshots, args.seed)
+        print(f"corpus: {args.snapshots} realistic 20-object snapshots (seed {args.seed}); "
+              f"{os.cpu_count()} core(s), {args.workers} worker(s), load "
+              f"{os.getloadavg()[0]:.1f}")
+        kinds = {"--workers": [], "--dask local": ["--dask", "local"]}
+        walls: dict[str, list[float]] = {k: [] for k in kinds}
+        cpus: dict[str, list[float]] = {k: [] for k in kinds}
+        for _ in range(args.rounds):
+            for kind, extra in kinds.items():
+                cpu = _children_cpu()
+                seconds, _peak = timed_run([*batch_cmd(path, args.workers), *extra], every=0.5)
+                walls[kind].append(seconds)
+                cpus[kind].append(_children_cpu() - cpu)
+        for kind in kinds:
+            wall, cpu = min(walls[kind]), min(cpus[kind])
+            print(f"batch {kind} {args.workers}: {args.snapshots / wall:8.1f} snapshots/s "
+                  f"(best wall {wall:.1f} s of {args.rounds}; CPU {cpu:.1f} s)")
+        ratio = min(walls["--workers"]) / min(walls["--dask local"])
+        print(f"ratio (dask / workers), wall: {ratio:.2f}x (target >= 0.8x); CPU: "
+              f"{min(cpus['--workers']) / min(cpus['--dask local']):.2f}x")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -379,6 +414,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--snapshots", type=int, default=2048)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_floor)
+    p = sub.add_parser("dask")
+    p.add_argument("--snapshots", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_dask)
     p = sub.add_parser("extremes")
     p.set_defaults(func=cmd_extremes)
     args = parser.parse_args(argv)

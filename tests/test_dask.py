@@ -39,11 +39,13 @@ def lines_in(path: Path) -> int:
 
 
 def dask_workers(pid: int) -> list[psutil.Process]:
-    """The Dask worker processes a run started (spawned children of its nannies)."""
+    """The Dask worker processes a run started: spawned by its nannies, or forked by the
+    fork server it started (not the server itself)."""
     found = []
     for child in psutil.Process(pid).children(recursive=True):
         try:
-            if "spawn_main" in " ".join(child.cmdline()):
+            command = " ".join(child.cmdline())
+            if "spawn_main" in command or ("forkserver" in command and child.ppid() != pid):
                 found.append(child)
         except psutil.NoSuchProcess:
             continue

@@ -29,7 +29,7 @@ from typing import Any
 from .api import InputError
 from .lines import Line
 from .validate import InputProblem
-from .workers import Result, WorkersFailed
+from .workers import PRELOAD, Result, WorkersFailed
 
 IN_FLIGHT_PER_WORKER = 4
 RESUBMITS = 3
@@ -87,6 +87,7 @@ class DaskRunner:
         try:
             if self.address == "local":
                 where = "a local Dask cluster"
+                _fast_local_workers()
                 cluster = cluster_type(n_workers=self.workers, threads_per_worker=1,
                                        processes=True, dashboard_address=None,
                                        silence_logs=logging.CRITICAL,
@@ -135,6 +136,23 @@ class DaskRunner:
                 raise WorkersFailed(f"the Dask cluster keeps losing the partition from line "
                                     f"{lines[0][0]} ({_one_line(err)})") from None
             return self._result(lines, self._submit(lines), resubmits - 1)
+
+
+def _fast_local_workers() -> None:
+    """A LocalCluster's workers without Dask's statistical profiler (it samples every
+    worker's stack every 10 ms: about a quarter more CPU per snapshot, BENCHMARKS.md),
+    forked from a server that has imported Dask and this package and parsed the program
+    once (as workers.Pool's are), not each spawned as a fresh interpreter doing it all."""
+    import multiprocessing
+
+    import dask
+    from distributed.utils import get_mp_context
+
+    dask.config.set({"distributed.worker.profile.enabled": False})
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    get_mp_context().set_forkserver_preload(["distributed", *PRELOAD])
 
 
 def _quiet_close(client: Any, cluster: Any) -> None:
