@@ -32,7 +32,6 @@ import importlib.util
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -356,9 +355,40 @@ def cmd_floor(args: argparse.Namespace) -> None:
               f"({seconds / budget:.1f}x the budget)")
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def _tree_cpu(root: int, seen: dict[int, float]) -> None:
+    """Record in ``seen`` the CPU seconds so far of every process in the tree."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seen.setdefault(-int(entry), float(fields[1]))  # parent, kept apart
+        seen[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    parents = {-k: int(v) for k, v in seen.items() if k < 0}
+    inside = {root}
+    for pid in sorted(parents):
+        if parents[pid] in inside:
+            inside.add(pid)
+    for pid in [p for p in seen if p > 0 and p not in inside]:
+        del seen[pid]
+
+
+def cpu_run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds of the command's whole process tree (sampled every
+    0.2 s, so the last moments of a short-lived process may be missed)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    seen: dict[int, float] = {}
+    while proc.poll() is None:
+        _tree_cpu(proc.pid, seen)
+        time.sleep(0.2)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
+    return time.perf_counter() - start, sum(v for k, v in seen.items() if k > 0)
 
 
 def cmd_dask(args: argparse.Namespace) -> None:
@@ -373,10 +403,9 @@ def cmd_dask(args: argparse.Namespace) -> None:
         cpus: dict[str, list[float]] = {k: [] for k in kinds}
         for _ in range(args.rounds):
             for kind, extra in kinds.items():
-                cpu = _children_cpu()
-                seconds, _peak = timed_run([*batch_cmd(path, args.workers), *extra], every=0.5)
+                seconds, cpu = cpu_run([*batch_cmd(path, args.workers), *extra])
                 walls[kind].append(seconds)
-                cpus[kind].append(_children_cpu() - cpu)
+                cpus[kind].append(cpu)
         for kind in kinds:
             wall, cpu = min(walls[kind]), min(cpus[kind])
             print(f"batch {kind} {args.workers}: {args.snapshots / wall:8.1f} snapshots/s "
