@@ -3,6 +3,9 @@
 demo: create .venv, install mtgcontrol, adjudicate every bundled example.
 test: create .venv, install mtgcontrol with its test extra, run the whole suite
       (installing Debian's chromium for the browser tests first when missing, as root).
+test --quick: the same set-up, then only the fast tests a contributor runs before
+      each commit (QUICK below: the unit tests; no scenario files, batch workers,
+      Dask, searches, fuzzing or browser).
 """
 
 from __future__ import annotations
@@ -56,14 +59,27 @@ def ensure_chromium() -> None:
             return
 
 
-def test() -> None:
-    ensure_chromium()
+# The quick subset: the unit tests, none of the slow families (the scenario files
+# alone take minutes: `pytest tests/scenarios/FAMILY` runs the family a change touches).
+QUICK = ("tests/test_engine.py", "tests/test_input_errors.py", "tests/test_catalog.py",
+         "tests/test_lang.py", "tests/test_vocabulary.py", "tests/test_predicates_doc.py",
+         "tests/test_explain.py", "tests/test_pages.py", "tests/test_rulediff.py",
+         "tests/test_cli_habits.py", "tests/test_readme.py")
+
+
+def test(quick: bool = False) -> None:
+    if not quick:
+        ensure_chromium()
     setup("[test]")
-    run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider")
+    run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider", *(QUICK if quick else ()))
 
 
 if __name__ == "__main__":
     tasks = {"demo": demo, "test": test}
-    if len(sys.argv) != 2 or sys.argv[1] not in tasks:
-        raise SystemExit("usage: python3 tasks.py demo|test")
-    tasks[sys.argv[1]]()
+    args = sys.argv[1:]
+    if args == ["test", "--quick"]:
+        test(quick=True)
+    elif len(args) == 1 and args[0] in tasks:
+        tasks[args[0]]()
+    else:
+        raise SystemExit("usage: python3 tasks.py demo | test [--quick]")

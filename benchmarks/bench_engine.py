@@ -1,10 +1,11 @@
 """The engine's figures: rates against the reference, phases, memory, cost, extremes.
 
     python benchmarks/bench_engine.py rates  [--snapshots 4000] [--seed 1]
-    python benchmarks/bench_engine.py phases [--snapshots 2000] [--plain]
-    python benchmarks/bench_engine.py memory [--small 2000] [--large 8000] [--workers 2]
+    python benchmarks/bench_engine.py phases [--snapshots 2000] [--plain] [--objects 20] [--atoms]
+    python benchmarks/bench_engine.py memory [--small 2000] [--large 8000] [--objects 20]
     python benchmarks/bench_engine.py cost   [--per-cell 20]
     python benchmarks/bench_engine.py extremes
+    python benchmarks/bench_engine.py effects [--n 200]
     python benchmarks/bench_engine.py differential [--snapshots 100000]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
@@ -139,22 +140,61 @@ def cmd_rates(args: argparse.Namespace) -> None:
         print(f"ratio (2 workers / reference): {rates[2] / ref:.1%} (target 35 %)")
 
 
+def facts_floor(texts: list[str], program: str = "#show obj/4.") -> float:
+    """CPU seconds per snapshot for clingo to read these fact texts (128 to a
+    grounding) with ``program`` (by default no rule: the facts floor)."""
+    import clingo
+
+    begin = time.process_time()
+    for first in range(0, len(texts), 128):
+        ctl = clingo.Control(["--warn=none"])
+        ctl.add("base", [], program)
+        ctl.add("base", [], "\n".join(t.replace("(#", f"({s}")
+                                      for s, t in enumerate(texts[first:first + 128])))
+        ctl.ground([("base", [])])
+        with ctl.solve(yield_=True) as handle:
+            for model in handle:
+                [str(symbol) for symbol in model.symbols(shown=True)]
+    return (time.process_time() - begin) / len(texts)
+
+
+def ground_atoms(engine, texts: list[str], size: int = 128) -> float:  # noqa: ANN001
+    """Ground atoms per snapshot of the engine's program over these fact texts."""
+    import clingo
+
+    atoms = 0.0
+    for first in range(0, len(texts), size):
+        ctl = clingo.Control(["--warn=none", "--stats"])
+        engine._add_program(ctl)
+        ctl.add("base", [], "\n".join(t.replace("(#", f"({s}")
+                                      for s, t in enumerate(texts[first:first + size])))
+        ctl.ground([("base", [])])
+        ctl.solve()
+        atoms += ctl.statistics["problem"]["lp"]["atoms"]
+    return atoms / len(texts)
+
+
 def cmd_phases(args: argparse.Namespace) -> None:
+    """CPU time per phase (one process), the facts floor of the same snapshots
+    in the same run, and the ground atoms per snapshot."""
+    from mtgcontrol import catalog
     from mtgcontrol.api import adjudicate_many, engine_for
 
     make = load("make_corpus")
     rng = random.Random(args.seed)
-    lines = [json.dumps(make.realistic(rng, i + 1)) for i in range(args.snapshots)]
+    lines = [json.dumps(make.realistic(rng, i + 1, args.objects, args.effects))
+             for i in range(args.snapshots)]
     fast = not args.plain
     engine = engine_for((), fast)
-    start = time.perf_counter()
+    engine.phases.__init__()  # type: ignore[misc]
+    start = time.process_time()
     docs = [json.loads(line) for line in lines]
-    parse = time.perf_counter() - start
+    parse = time.process_time() - start
     rulings = list(adjudicate_many([(d, "bench") for d in docs], fast=fast))
-    start = time.perf_counter()
+    start = time.process_time()
     for r in rulings:
         r.to_json()
-    output = time.perf_counter() - start
+    output = time.process_time() - start
     ph = engine.phases
     n = len(docs)
     rows = [("json parse", parse), ("validate", ph.validate), ("facts", ph.facts),
@@ -162,11 +202,19 @@ def cmd_phases(args: argparse.Namespace) -> None:
             ("read-back", ph.read_back), ("release", ph.release), ("ruling", ph.ruling),
             ("output", output)]
     total = sum(s for _, s in rows)
-    print(f"{n} snapshots, {'fast' if fast else 'plain'} path, one process; "
-          f"cache hits {ph.cache_hits} of {ph.lookups} parts")
+    print(f"{n} snapshots of {args.objects} objects (at most {args.effects} effects), "
+          f"{'fast' if fast else 'plain'} path, one process, CPU time; "
+          f"cache hits {ph.cache_hits} of {ph.lookups}")
     for label, seconds in rows:
         print(f"{label:>14}: {seconds / n * 1e3:7.3f} ms/snapshot  {seconds / total:6.1%}")
     print(f"{'total':>14}: {total / n * 1e3:7.3f} ms/snapshot  ({n / total:.0f} snapshots/s)")
+    version = catalog.newest()
+    texts = [engine.frame(d, version).facts for d in docs]
+    floor = facts_floor(texts)
+    print(f"{'facts floor':>14}: {floor * 1e3:7.3f} ms/snapshot (clingo reading the facts, "
+          f"no rule); total = {total / n / floor:.1f}x the floor")
+    if args.atoms:
+        print(f"{'ground atoms':>14}: {ground_atoms(engine, texts):9.0f} per snapshot")
 
 
 def cmd_memory(args: argparse.Namespace) -> None:
@@ -174,10 +222,11 @@ def cmd_memory(args: argparse.Namespace) -> None:
         peaks = {}
         for n in (args.small, args.large):
             path = Path(tmp) / f"c{n}.jsonl"
-            write_corpus(path, n, args.seed)
+            write_corpus(path, n, args.seed, args.objects, args.effects)
             seconds, peak = timed_run(batch_cmd(path, args.workers))
             peaks[n] = peak
-            print(f"{n:>7} snapshots, --workers {args.workers}: {seconds:6.1f} s, "
+            print(f"{n:>7} snapshots of {args.objects} objects, --workers {args.workers}: "
+                  f"{seconds:6.1f} s, "
                   f"peak RSS of the process tree {peak / 2**20:6.0f} MB")
         print(f"growth {args.small} -> {args.large}: "
               f"{peaks[args.large] / peaks[args.small] - 1:+.1%} (target within 15 %, < 400 MB)")
@@ -238,6 +287,65 @@ def cmd_extremes(_args: argparse.Namespace) -> None:
     start = time.perf_counter()
     adjudicate(turns)
     print(f"3,000 recorded turns and a player who left: {time.perf_counter() - start:.2f} s")
+
+
+def many_effects(n: int, mix: str) -> dict:
+    """``n`` control effects on one creature, ``bear``: ``steals`` (resolution
+    effects, alternating players, distinct timestamps), ``aura`` (the same and one
+    static Aura effect on the bear), ``tied`` (resolution effects in pairs that
+    share a timestamp), ``mixed`` (a quarter static effects of Auras attached to
+    the bear, the rest steals with mixed durations, every fifth tied)."""
+    players = ("alice", "bob")
+    objects: list[dict] = [
+        {"id": "bear", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "alice"}, "entered": {"at": 1, "under": "alice"}},
+        {"id": "spell", "kind": "card", "zone": "graveyard", "types": ["sorcery"],
+         "start": {"zone": "library", "player": "bob"}}]
+    effects: list[dict] = []
+
+    def aura(i: int, at: int) -> None:
+        objects.append({"id": f"a{i}", "kind": "card", "zone": "battlefield",
+                        "types": ["enchantment", "aura"],
+                        "start": {"zone": "library", "player": players[i % 2]},
+                        "entered": {"at": at, "under": players[i % 2]}, "attached_to": "bear"})
+        effects.append({"id": f"e{i}", "kind": "control", "origin": "static",
+                        "source": f"a{i}", "attached": True, "timestamp": at})
+
+    durations = ("indefinite", "while-you-control-source", "end-of-turn", "indefinite")
+    for i in range(n):
+        ts = 2 + 2 * (i // 2 if mix == "tied" or (mix == "mixed" and i % 5 == 1) else i)
+        if mix == "mixed" and i % 4 == 3:
+            aura(i, ts)
+            continue
+        effect = {"id": f"e{i}", "kind": "control", "origin": "resolution", "source": "spell",
+                  "player": players[i % 2], "objects": ["bear"], "timestamp": ts}
+        if mix == "mixed" and durations[i % 4] != "indefinite":
+            effect["duration"] = durations[i % 4]
+            if durations[i % 4] == "end-of-turn":
+                effect["ended_at"] = ts + 3
+        effects.append(effect)
+    if mix == "aura":
+        aura(n, 2 * n + 3)
+    return {"players": list(players), "now": 2 * n + 10, "objects": objects,
+            "effects": effects}
+
+
+def cmd_effects(args: argparse.Namespace) -> None:
+    """CPU seconds to judge n control effects on one object, for each mix, and
+    the growth from n/4 to n effects."""
+    from mtgcontrol import adjudicate
+
+    adjudicate({"players": ["alice"], "objects": [], "effects": []})  # start-up
+    print(f"CPU seconds of one process to judge one snapshot (n = {args.n // 4}, {args.n})")
+    for mix in ("steals", "aura", "tied", "mixed"):
+        seconds = []
+        for n in (args.n // 4, args.n):
+            doc = many_effects(n, mix)
+            start = time.process_time()
+            adjudicate(doc)
+            seconds.append(time.process_time() - start)
+        print(f"{mix:>7}: {seconds[0]:7.3f} s, {seconds[1]:7.3f} s  "
+              f"(x4 effects: x{seconds[1] / seconds[0]:.1f} time)", flush=True)
 
 
 def cmd_differential(args: argparse.Namespace) -> None:
@@ -301,8 +409,6 @@ def cmd_floor(args: argparse.Namespace) -> None:
     (a second pass, all from the cache), and clingo reading the same snapshots'
     facts, 128 to a grounding, with no rules or with only the reference's subset.
     Compared with the budget the target leaves each of 2 workers."""
-    import clingo
-
     from mtgcontrol import catalog
     from mtgcontrol.api import adjudicate_many, engine_for
 
@@ -340,17 +446,7 @@ def cmd_floor(args: argparse.Namespace) -> None:
     texts = [engine.frame(json.loads(line), version).facts for line in lines]
     for label, program in (("clingo, the facts and no rule:", "#show obj/4."),
                            ("clingo, the reference's subset:", REFERENCE_SUBSET)):
-        begin = time.process_time()
-        for first in range(0, n, 128):
-            ctl = clingo.Control(["--warn=none"])
-            ctl.add("base", [], program)
-            ctl.add("base", [], "\n".join(t.replace("(#", f"({s}")
-                                          for s, t in enumerate(texts[first:first + 128])))
-            ctl.ground([("base", [])])
-            with ctl.solve(yield_=True) as handle:
-                for model in handle:
-                    [str(symbol) for symbol in model.symbols(shown=True)]
-        seconds = (time.process_time() - begin) / n
+        seconds = facts_floor(texts, program)
         print(f"{label:<40} {seconds * 1e3:7.3f} ms per snapshot "
               f"({seconds / budget:.1f}x the budget)")
 
@@ -427,6 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         p.set_defaults(func=func)
         if name == "phases":
             p.add_argument("--plain", action="store_true", help="fast paths off")
+            p.add_argument("--objects", type=int, default=20)
+            p.add_argument("--effects", type=int, default=8)
+            p.add_argument("--atoms", action="store_true", help="count ground atoms too")
         if name == "run":
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--tmp", default=None, help="where to write the corpus")
@@ -435,6 +534,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--large", type=int, default=8000)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--objects", type=int, default=20)
+    p.add_argument("--effects", type=int, default=8)
     p.set_defaults(func=cmd_memory)
     p = sub.add_parser("cost")
     p.add_argument("--per-cell", type=int, default=20)
@@ -449,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_dask)
+    p = sub.add_parser("effects")
+    p.add_argument("--n", type=int, default=200)
+    p.set_defaults(func=cmd_effects)
     p = sub.add_parser("extremes")
     p.set_defaults(func=cmd_extremes)
     args = parser.parse_args(argv)

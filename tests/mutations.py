@@ -146,8 +146,38 @@ def leave(doc: Any, rnd: random.Random) -> Any:
     return doc
 
 
+BOUNDARY_INTEGERS = [-1, 0, 1, 2**31 - 1, 2**31, 10**9, 10**9 + 1, 2**53 + 1, 2**63 - 1,
+                     2**63, 2**64, -(2**63) - 1, 10**30, 10**4000]
+
+
+def bounds(doc: Any, rnd: random.Random) -> Any:
+    """An integer at or over a bound (32/64 bits, the timestamp range, 4000 digits) where
+    an integer is (a timestamp), else anywhere."""
+    found = [p for p in _paths(doc) if isinstance(_at(doc, p), int)
+             and not isinstance(_at(doc, p), bool)]
+    parent, key = _parent(doc, rnd.choice(found) if found else _some_path(doc, rnd))
+    parent[key] = rnd.choice(BOUNDARY_INTEGERS)
+    return doc
+
+
+CONTROL = ["\u001b[31m", "\u001b]0;title\u0007", "\n", "\r", "\t", "\u0000", "\u009b2J",
+           "\u202e", "\u200b", "\u007f"]
+
+
+def control_chars(doc: Any, rnd: random.Random) -> Any:
+    """A control character (a terminal escape, a newline, NUL, a C1 CSI) in a string:
+    an id, a reference to one, or any other text."""
+    found = [p for p in _paths(doc) if isinstance(_at(doc, p), str)]
+    parent, key = _parent(doc, rnd.choice(found) if found else _some_path(doc, rnd))
+    value = parent[key] if isinstance(parent[key], str) else ""
+    at = rnd.randint(0, len(value))
+    parent[key] = value[:at] + rnd.choice(CONTROL) + value[at:]
+    return doc
+
+
 STRUCTURAL: list[Callable[[Any, random.Random], Any]] = [
-    drop, retype, rename, duplicate, dangle, cycle, same_times, inflate, leave]
+    drop, retype, rename, duplicate, dangle, cycle, same_times, inflate, leave, bounds,
+    control_chars]
 
 
 def truncate(text: bytes, rnd: random.Random) -> bytes:

@@ -141,7 +141,8 @@ def test_a_snapshot_over_the_time_limit_becomes_an_error_record(tmp_path: Path) 
     assert out.returncode == 1, out.stderr
     got = records(target)
     assert got[1] == {"line": 2, "id": "forever", "error": [
-        {"path": "$", "expected": "a snapshot judged within the time limit (--timeout 8 s)"}]}
+        {"path": "$", "expected": "a snapshot judged within the time limit (--timeout 8 s "
+                                  "of CPU time)"}]}
     assert "error" not in got[0] and got[2]["id"] == EXAMPLES[1]["id"]
 
 

@@ -160,7 +160,7 @@ def test_cli_bad_input_exit_2_one_line_per_problem(tmp_path: Path,
         "effects": []}))
     assert main(["adjudicate", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err and all(line.startswith(f"{bad}: $.objects[0].entered") for line in err)
+    assert err and all(line.startswith(f"mtgcontrol: {bad}: $.objects[0].entered") for line in err)
     assert main(["adjudicate", str(tmp_path / "missing.json")]) == 2
     assert "readable file" in capsys.readouterr().err
     assert main(["adjudicate", "--rules", "1999-01-01", str(bad)]) == 2
@@ -173,7 +173,7 @@ def test_cli_never_shows_a_traceback(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "mtgcontrol.cli", "adjudicate", str(bad)],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.startswith(f"{bad}: $: expected valid JSON")
+    assert out.stderr.startswith(f"mtgcontrol: {bad}: $: expected valid JSON")
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -231,6 +231,21 @@ def test_check_reports_claims_that_contradict_the_rules(tmp_path: Path,
     path.write_text(json.dumps(doc))
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out.strip().splitlines()
-    assert out == [f"{path}: 613.1b claim-contradicts: claim #0 about bear: controller 'alice', "
-                   "the rules give 'bob'"]
+    assert out == [f"{path}: 613.1b claim-contradicts: claim #0 about bear: controller \"alice\", "
+                   "the rules give \"bob\""]
     assert main(["check", str(ROOT / "examples" / "01-mind-control.json")]) == 0
+
+
+def test_groundings_bounded_by_weight() -> None:
+    """Snapshots are cut into groundings in order, each within the weight bound
+    (facts squared) unless it is one snapshot alone, and within the count bound."""
+    from mtgcontrol.engine import Engine
+
+    engine = Engine(grounding_size=4, grounding_weight=2_000)
+    texts = ["a.\n" * n for n in (10, 20, 40, 50, 10, 10, 10, 10, 10, 3)]
+    chunks = engine.groundings(texts)
+    assert [t for c in chunks for t in c] == texts
+    for chunk in chunks:
+        weight = sum((t.count("\n") + 1) ** 2 for t in chunk)
+        assert len(chunk) <= 4 and (weight <= 2_000 or len(chunk) == 1)
+    assert [len(c) for c in chunks] == [2, 1, 1, 4, 2]

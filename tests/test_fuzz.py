@@ -31,6 +31,8 @@ def test_mutated_examples_are_judged_or_rejected_with_json_paths(rnd: random.Ran
         record = json.loads(text)
         if not is_error:
             assert set(record) >= {"id", "rules", "objects", "violations"}, applied
+            for row in ruling_table(adjudicate(line)).splitlines():
+                assert row.isprintable(), (applied, row)  # control characters escaped
             continue
         assert record["error"], applied
         for problem in record["error"]:
@@ -82,3 +84,62 @@ def test_text_format_escapes_every_id_it_prints() -> None:
     assert "left" in text or "exile" in text or ":" in text
     for line in text.splitlines():
         assert line.isprintable(), repr(line)
+
+
+def test_explain_text_escapes_ids_with_newlines_and_terminal_escapes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = "\n\u001b[2J\r\u009b31m"
+    doc = {"id": f"s{bad}", "players": [f"alice{bad}", "bob"], "now": 40,
+           "objects": [{"id": f"bear{bad}", "kind": "card", "zone": "battlefield",
+                        "start": {"zone": "library", "player": f"alice{bad}"},
+                        "entered": {"at": 3, "under": f"alice{bad}"}}],
+           "effects": [{"id": f"e{bad}", "kind": "control", "origin": "resolution",
+                        "source": f"bear{bad}", "player": "bob", "objects": [f"bear{bad}"],
+                        "timestamp": 12}]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["explain", str(path), f"bear{bad}", "--why-not", f"alice{bad}"]) == 0
+    text = capsys.readouterr().out
+    assert "bear\\n\\x1b[2J\\r\\x9b31m" in text
+    for line in text.splitlines():
+        assert line.isprintable(), repr(line)
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True)
+@given(st.integers(min_value=-(2**70), max_value=2**70) | st.sampled_from(
+    [-1, 0, 10**9, 10**9 + 1, 2**31 - 1, 2**31, 2**63, -(2**63) - 1, 10**4000, 10**5000]))
+def test_any_integer_as_a_timestamp_is_judged_or_refused_with_its_path(value: int) -> None:
+    doc = {"id": "n", "players": ["alice", "bob"], "now": value, "objects": [
+        {"id": "tok", "kind": "token", "zone": "battlefield", "created": {"at": 0, "by": "bob"},
+         "entered": {"at": 0, "under": "alice"}}], "effects": []}
+    if 0 <= value <= 10**9:
+        assert adjudicate(doc).to_json()  # the JSON writer takes whatever validation let in
+        return
+    with pytest.raises(InputError) as caught:
+        adjudicate(doc)
+    (problem,) = caught.value.problems
+    assert problem.path == "$.now" and "from 0 to 1000000000" in problem.expected
+    if value.bit_length() > 14000:
+        return  # more digits than JSON text can be turned into here
+    line = json.dumps(doc).encode()
+    ((is_error, text),) = judge_lines([(1, line)], Settings())
+    assert is_error and json.loads(text)["error"][0]["path"] in ("$", "$.now")
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.text(alphabet=st.characters(codec="utf-8", categories=["Cc", "Cf", "Zl", "Zp",
+                                                                 "Ll"]),
+               min_size=1, max_size=12))
+def test_ids_with_control_characters_are_escaped_in_text(name: str) -> None:
+    doc = {"id": name, "players": [f"a{name}", "bob"], "objects": [
+        {"id": f"t{name}", "kind": "token", "zone": "battlefield",
+         "created": {"at": 5, "by": "bob"}, "entered": {"at": 5, "under": f"a{name}"}}],
+        "effects": []}
+    try:
+        ruling = adjudicate(doc)
+    except InputError as err:  # e.g. a lone surrogate or a blank id: refused by name
+        for problem in err.problems:
+            assert problem.path.startswith("$")
+        return
+    for row in ruling_table(ruling).splitlines():
+        assert row.isprintable(), row

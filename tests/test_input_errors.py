@@ -466,6 +466,19 @@ def test_turns_out_of_order() -> None:
     assert_problem(doc, "s1", "$.turns[2].from", "later than the previous turn's start", "got 8")
 
 
+
+@pytest.mark.parametrize(("phasing", "path", "expected"), [
+    ([{"out_at": 5, "in_at": 5}], "$.objects[0].phasing[0].in_at", "later than 5"),
+    ([{"out_at": 5, "in_at": 7}, {"out_at": 6}], "$.objects[0].phasing[1].out_at",
+     "later than 7"),
+    ([{"out_at": 5}, {"out_at": 9}], "$.objects[0].phasing[0]", "only the last entry"),
+    ([{"in_at": 5}], "$.objects[0].phasing[0].out_at", "required"),
+])
+def test_phasing_out_of_order(phasing: list[dict[str, int]], path: str, expected: str) -> None:
+    doc = named(example())
+    doc["objects"][0]["phasing"] = phasing
+    assert_problem(doc, "s1", path, expected)
+
 def test_wrong_format_version() -> None:
     doc = named(example())
     doc["format"] = "snapshot/2"
@@ -619,3 +632,15 @@ def test_compiled_schema_never_accepts_what_the_schema_rejects() -> None:
             parent[last] = rng.choice(values)
         if _quick_valid(doc):
             assert not list(_schema_problems(doc)), doc
+
+
+@pytest.mark.parametrize("value", [2**31, 2**63, 2**64 + 5, -(2**64), 10**4000, 10**5000],
+                         ids=["2^31", "2^63", "2^64+5", "-2^64", "4001 digits", "5001 digits"])
+def test_integers_beyond_any_bound_are_refused_with_their_path(value: int) -> None:
+    # jsonschema-rs passed integers beyond 64 bits, and jsonschema's own message cannot
+    # print one of more than 4300 digits: the ruling's JSON writer crashed on it later.
+    doc = named(example())
+    doc["effects"][0]["timestamp"] = value
+    problem = assert_problem(doc, "s1", "$.effects[0].timestamp", "from 0 to 1000000000")
+    shown = f"number {value}" if value.bit_length() < 100 else "…"
+    assert problem.expected.endswith(("got a very large integer", shown))

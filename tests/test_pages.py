@@ -54,7 +54,7 @@ def test_html_needs_an_output_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["adjudicate", EXAMPLES[0], "--format", "html"]) == 2
     assert "-o" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:  # -o without html would be silently ignored
-        main(["adjudicate", EXAMPLES[0], "-o", "x.html"])
+        main(["check", EXAMPLES[0], "-o", "x.html"])
     assert stop.value.code == 2 and "--format html" in capsys.readouterr().err
 
 
@@ -64,7 +64,7 @@ def test_research_pages(tmp_path: Path) -> None:
                               for p in EXAMPLES) + "{oops\n")
     out = tmp_path / "impact.html"
     assert main(["impact", "--from", "2017-04-28", "--to", "2026-08-07", str(corpus),
-                 "--format", "html", "-o", str(out)]) == 0
+                 "--format", "html", "-o", str(out)]) == 1  # a line could not be judged
     page = out.read_text()
     assert "Impact: CR 2017-04-28 to CR 2026-08-07" in page and 'class="chart' in page
     assert "line 7" in page  # the bad line's error record

@@ -197,3 +197,89 @@ def test_notebook_output_shows_the_page(tmp_path: Path, page: Page,
     assert frame.locator("tr[data-object=bear] td.controller").inner_text() == "bob"
     assert frame.locator("svg.effects-graph g.arrow.applies[data-effect=e1]").count() == 1
     shoot(page, "notebook-cell", capsys)
+
+
+def test_zones_box_shows_objects_that_left_the_game_under_their_fate(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
+    src = snapshot_file(tmp_path, "leaving", "002-owner-leaves-objects-leave.yaml")
+    out = tmp_path / "ruling.html"
+    assert main(["adjudicate", src, "--format", "html", "-o", str(out)]) == 0
+    page.goto(out.as_uri())
+    battlefield = page.locator(".zones .zone[data-zone=battlefield]").inner_text()
+    assert "a-stolen" in battlefield and "b-stolen" not in battlefield
+    gone = page.locator(".zones .zone.fate[data-fate=leaves-game]")
+    assert gone.is_visible() and gone.locator("b").inner_text() == "fate: leaves the game"
+    for oid in ("b-stolen", "b-token", "b-hand", "b-lib"):
+        assert oid in gone.inner_text()
+    shoot(page, "zones-fates", capsys)
+
+
+def test_batch_page_names_input_versions_rules_and_links_lines(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())
+    doc["claims"] = [{"object": "bear", "controller": "alice"}]
+    auras = json.loads((ROOT / "examples" / "06-simultaneous-auras-2017.json").read_text())
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(json.dumps(d) for d in (auras, doc)) + "\n{oops\n")
+    out, html = tmp_path / "out.jsonl", tmp_path / "batch.html"
+    assert main(["batch", str(src), "-o", str(out), "--html", str(html)]) == 1
+    page.goto(html.as_uri())
+    stats = page.locator("table.stats").inner_text()
+    assert str(src) in stats and "2017-04-28, 2026-08-07" in stats and " s" in stats
+    # rule numbers with their paraphrase, per version
+    row = page.locator("table.rules tr", has_text="613.1b")
+    assert "layer 2" in row.inner_text() and "2026-08-07" in row.inner_text()
+    # a violation and a choice, each linked to its line, whose text the page shows
+    link = page.locator("table.violations a")
+    assert link.inner_text() == f"{src}:2"
+    link.click()
+    assert page.url.endswith("#line-2")
+    assert page.locator("#line-2 pre").is_visible()
+    assert '"claims"' in page.locator("#line-2 pre").inner_text()
+    assert page.locator("table.choices a").inner_text() == f"{src}:1"
+    assert page.locator("#line-1 a").get_attribute("href") == "in.jsonl"
+    shoot(page, "batch-summary", capsys)
+
+
+def test_verify_page_one_row_per_invariant_and_version(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "verify.html"
+    assert main(["verify", "--players", "2", "--objects", "1", "--effects", "1", "--quiet",
+                 "--all-versions", "--invariant",
+                 str(ROOT / "encodings" / "invariants" / "one-owner.lp"),
+                 "--format", "html", "-o", str(out)]) == 1
+    page.goto(out.as_uri())
+    headers = page.locator("table.verdicts th").all_inner_texts()
+    assert headers == ["CR version", "invariant", "description", "verdict",
+                       "proved up to size", "time"]
+    rows = page.locator("table.verdicts tr.verdict")
+    assert rows.count() == 5
+    cells = rows.first.locator("td").all_inner_texts()
+    assert cells[0] == "2012-10-01" and cells[1] == "one-owner"
+    assert cells[2].startswith("Exactly one owner")
+    assert cells[3].startswith("fails: counterexample of size 1: no_owner o1")
+    assert cells[4] == "0" and cells[5].endswith(" s")
+    cells = rows.last.locator("td").all_inner_texts()
+    assert cells[0] == "2026-08-07" and cells[3] == "holds" and cells[4] == "2"
+    shoot(page, "verify-summary", capsys)
+
+
+def test_impact_page_groups_kinds_by_rule_change(
+        tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]) -> None:
+    from mtgcontrol.research.commands import cmd_impact  # noqa: F401 - the text's grouping
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(json.loads(p.read_text())) + "\n"
+                              for p in sorted((ROOT / "examples").glob("*.json"))))
+    out = tmp_path / "impact.html"
+    assert main(["impact", "--from", "2017-04-28", "--to", "2026-08-07", str(corpus),
+                 "--format", "html", "-o", str(out)]) == 0
+    assert main(["impact", "--from", "2017-04-28", "--to", "2026-08-07", str(corpus)]) == 0
+    text = capsys.readouterr().out
+    page.goto(out.as_uri())
+    heads = page.locator("h3.cause").all_inner_texts()
+    changes = [line[3:].rsplit(":", 1)[0] for line in text.splitlines()
+               if line.startswith("== ")]
+    assert heads and [h.removeprefix("Rule change: ").rsplit(" · ", 1)[0]
+                      for h in heads] == changes
+    shoot(page, "impact-summary", capsys)

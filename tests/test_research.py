@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import random
@@ -123,7 +124,7 @@ def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
     corpus.write_bytes(("\n".join(lines) + "\n").encode("utf-8") + b"\xff\xfe not text\n")
     code, out = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20",
                         "--format", "json", "--batch-size", "10", str(corpus))
-    assert code == 0
+    assert code == 1  # as batch: some lines became error records
     data = json.loads(out)
     assert data["snapshots"] == 25
     assert [e["line"] for e in data["errors"]] == [4, 27]
@@ -134,7 +135,7 @@ def test_corpus_impact_counts_a_bad_line(tmp_path: Path) -> None:
     assert items == [{"line": 5, "snapshot": "tok-under-alice", "object": "tok",
                       "from": "alice", "to": "bob"}]
     code, text = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20", str(corpus))
-    assert code == 0
+    assert code == 1
     assert "2 line(s) could not be judged" in text
     assert "owner: 110.5a (2017-04-28) -> 111.2 (2020-11-20)" in text
 
@@ -156,3 +157,35 @@ def test_proposal_impact_is_not_empty() -> None:
     code, out = run_cli("impact", "--exhaustive", "--from", "2026-08-07", "--to", "2026-08-07",
                         "--objects", "1", "--effects", "0", "--change", str(TOKEN_PROPOSAL))
     assert code == 0 and "2026-08-07 + proposal" in out and "R-110.5a" in out
+
+
+def test_one_corpus_reader_for_impact_check_and_batch(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """impact on a .jsonl.gz judged none of its lines ("0 snapshot(s) judged") and exited
+    0; now batch, check and impact read a corpus alike: gzip, and one message per bad line."""
+    good = {"id": "ok\u001b[2J\nforged line", "players": ["alice", "bob"], "objects": [
+        {"id": "tok", "kind": "token", "zone": "battlefield", "created": {"at": 5, "by": "bob"},
+         "entered": {"at": 5, "under": "alice"}}], "effects": []}
+    lines = [json.dumps(good), "", '{"players": [', json.dumps({**good, "id": "n", "now": -1})]
+    corpus = tmp_path / "corpus.jsonl.gz"
+    corpus.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode("utf-8")))
+    code, out = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20",
+                        "--format", "json", str(corpus))
+    assert code == 1
+    impact = json.loads(out)
+    assert impact["snapshots"] == 1
+    batch_out = tmp_path / "out.jsonl"
+    assert main(["batch", str(corpus), "-o", str(batch_out)]) == 1
+    records = [json.loads(x) for x in batch_out.read_text(encoding="utf-8").splitlines()]
+    assert impact["errors"] == records[1:]
+    capsys.readouterr()
+    assert main(["check", str(corpus)]) == 1
+    checked = capsys.readouterr().out.splitlines()
+    for record in records[1:]:
+        for problem in record["error"]:
+            assert any(f":{record['line']}" in line and problem["expected"] in line
+                       for line in checked), (problem, checked)
+    code, text = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20", str(corpus))
+    assert code == 1 and "3 line(s) could not be judged" in text
+    assert "\\x1b[2J\\nforged line" in text and "\nforged line" not in text

@@ -76,14 +76,14 @@ def _misspell_top(data: dict) -> None:
     data["intnet"] = data.pop("intent")
 
 
-BROKEN = {"misspelled-fact": (_misspell_fact, "'contoller'"),
-          "misspelled-expect": (_misspell_expect, "'expcet'"),
-          "unknown-object": (_unknown_object, "'no-such-object' is not an object id"),
-          "unknown-player": (_unknown_player, "'mallory' is not a player"),
-          "unknown-violation-object": (_unknown_violation_object, "'ghost'"),
+BROKEN = {"misspelled-fact": (_misspell_fact, "\"contoller\""),
+          "misspelled-expect": (_misspell_expect, "\"expcet\""),
+          "unknown-object": (_unknown_object, "\"no-such-object\" is not an object id"),
+          "unknown-player": (_unknown_player, "\"mallory\" is not a player"),
+          "unknown-violation-object": (_unknown_violation_object, "\"ghost\""),
           "misspelled-snapshot-key": (_misspell_snapshot_key, "contoller"),
           "unquoted-date": (_unquoted_date, "$.rules"),
-          "misspelled-intent": (_misspell_top, "'intnet'")}
+          "misspelled-intent": (_misspell_top, "\"intnet\"")}
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
@@ -121,7 +121,7 @@ def test_pytest_collects_broken_scenario_files_as_errors(tmp_path: Path) -> None
                              "-p", "mtgcontrol.pytest_plugin", str(folder)],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode != 0
-    assert "2 errors" in result.stdout and "'expcet'" in result.stdout
+    assert "2 errors" in result.stdout and "\"expcet\"" in result.stdout
 
 
 def test_mutation_one_changed_expectation_fails(tmp_path: Path,

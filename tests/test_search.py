@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -13,13 +14,22 @@ from contextlib import redirect_stdout
 from importlib import resources
 from pathlib import Path
 
+import clingo
 import pytest
 
 from mtgcontrol import catalog, research
 from mtgcontrol.causes import minimal_causes
 from mtgcontrol.cli import main
 from mtgcontrol.research import Bounds, impact_exhaustive
-from mtgcontrol.research.search import builtin_invariants, impact_search, load_invariant, verify_one
+from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
+from mtgcontrol.research.search import (
+    Invariant,
+    builtin_invariants,
+    impact_search,
+    load_invariant,
+    verify_one,
+    verify_version,
+)
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
 INVARIANTS = {i.name: i for i in builtin_invariants()}
@@ -42,8 +52,10 @@ def test_builtin_invariants_are_the_documented_six() -> None:
 def test_an_invariant_that_holds() -> None:
     verdict = verify_one(Bounds(2, 2, 1), V2026, INVARIANTS["one-owner"])
     assert verdict.holds and verdict.counterexample is None
-    assert "holds for all snapshots with ≤ 2 players, ≤ 2 objects, ≤ 1 effects" in \
-        verdict.text()
+    assert verdict.mode == "cone" and verdict.text().startswith(
+        "2026-08-07 one-owner (Exactly one owner for every card, token, copy and emblem): "
+        "holds for every cone up to 3 objects + effects (≤ 2 objects, ≤ 1 effects; 2 players)"
+        ", so every snapshot whose cones are within that")
 
 
 def test_a_minimal_counterexample_that_adjudicate_reproduces(tmp_path: Path) -> None:
@@ -124,8 +136,10 @@ def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
                         "--time-limit", "2", "--quiet")
-    assert code == 1 and "UNDECIDED, stopped by the time limit" in out
-    assert "0 of 1 verdict(s) hold within the bounds, 1 undecided (time limit); FAILED" in out
+    assert code == 1 and "one-controller (Exactly one controller for each permanent and " \
+        "spell): undecided beyond size" in out and "FAILED" not in out
+    assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\)\)$",
+                     out)
     page = tmp_path / "verify.html"
     assert main(["verify", "--players", "3", "--objects", "3", "--effects", "2",
                  "--invariant", str(INVARIANT_DIR / "one-controller.lp"), "--time-limit", "1",
@@ -148,6 +162,7 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
                         "--players", "3", "--objects", "4", "--effects", "2",
                         "--time-limit", "1", "--quiet")
     assert code == 0 and "INCOMPLETE: stopped by the time limit while searching size" in out
+    assert re.search(r"\nundecided beyond size \d: .* \(time limit\)$", out)
     # A limit that is not reached changes nothing but the report's timings.
     def kinds(*limit: str) -> dict[str, object]:
         code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to",
@@ -174,7 +189,7 @@ def test_a_signal_stops_a_long_proof_at_once(signum: int, code: int) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     for line in process.stderr:  # progress: wait until the size-4 proof runs
-        if "searching snapshots with 4 object(s)" in line:
+        if "searching cones with 4 object(s)" in line:
             break
     time.sleep(1)
     sent = time.perf_counter()
@@ -198,7 +213,7 @@ def test_all_versions_table() -> None:
     header = next(line for line in out.splitlines() if line.startswith("invariant"))
     assert all(v.name in header for v in catalog.versions())
     row = next(line for line in out.splitlines() if line.startswith("one-owner"))
-    assert row.count("COUNTEREX.") == 3 and row.count("holds") == 2
+    assert row.count("fails, size 1") == 3 and row.count("holds") == 2
 
 
 @pytest.mark.parametrize("bounds", [Bounds(2, 1, 1), Bounds(2, 2, 0)])
@@ -298,3 +313,108 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     (diff,) = diffs[0]
     assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
     assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
+
+
+# ---------------------------------------------------------------------------------
+# The generator's time domain (issue 20, item 1)
+
+
+def _count(program: str, cell: tuple[int, int, int]) -> int:
+    players, objects, effects = cell
+    ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
+                          f"-c no={objects}", f"-c ne={effects}"])
+    ctl.add("base", [], program)
+    ctl.ground([("base", [])])
+    ctl.solve()
+    return int(ctl.statistics["summary"]["models"]["enumerated"])
+
+
+@pytest.mark.parametrize("cell", [(2, 1, 0), (2, 2, 0), (2, 1, 1), (3, 2, 0), (2, 1, 2)])
+def test_the_time_domain_holds_every_event(cell: tuple[int, int, int]) -> None:
+    # The same definition of a snapshot with a generous time domain (12 points:
+    # times have no gaps, so more points than events add nothing) counts the same
+    # snapshots.  The old domain (objects + 2 x effects + 1) gave 568 of 600 at 2/2/0.
+    text = generator_text()
+    domain = re.findall(r"^time\(1\.\..*\)\.$", text, flags=re.M)
+    assert len(domain) == 1
+    generous = text.replace(domain[0], "time(1..12).")
+    assert _count(text, cell) == _count(generous, cell)
+
+
+def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> None:
+    # Four events for two objects: put on the stack at 1, entered at 2, a delayed
+    # trigger created through the copy's static ability at 3, a player left at 4.
+    ctl = cell_control(2, 2, 0)
+    found = []
+    with ctl.solve(yield_=True) as handle:
+        for model in handle:
+            doc = model_to_doc(model.symbols(shown=True))
+            copy, trigger = doc["objects"]
+            if copy.get("put_on_stack", {}).get("at") == 1 and \
+                    copy.get("entered", {}).get("at") == 2 and \
+                    trigger.get("created_by_static_of", {}).get("at") == 3 and \
+                    any(isinstance(p, dict) and p["left_at"] == 4 for p in doc["players"]):
+                found.append(doc)
+    assert found and all(d["now"] == 5 for d in found)
+
+
+# ---------------------------------------------------------------------------------
+# Cones and the locality lemma (issue 20, item 2)
+
+
+@pytest.mark.parametrize("bounds", ["2,2,0", "2,1,1"])
+def test_the_locality_lemma_holds_for_every_cone_invariant_in_every_version(
+        bounds: str) -> None:
+    players, objects, effects = bounds.split(",")
+    code, out = run_cli("verify", "--check-locality", "--all-versions", "--players", players,
+                        "--objects", objects, "--effects", effects, "--quiet", "--format",
+                        "json")
+    data = json.loads(out)
+    cones = [i.name for i in INVARIANTS.values() if i.cones]
+    assert code == 0 and data["check"] == "locality" and len(cones) == 6
+    assert [(v["rules"], v["invariant"]) for v in data["verdicts"]] == [
+        (version.name, name) for version in catalog.versions() for name in cones]
+    assert all(v["holds"] and v["searched"] == "locality" for v in data["verdicts"])
+
+
+def test_a_cone_that_misses_a_dependency_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An object that does not depend on the control effects on it: the cone of a
+    # permanent leaves out the effect that gives it to another player.
+    from mtgcontrol.research import search as search_module
+
+    real = search_module.search_file
+
+    def broken(name: str) -> str:
+        text = real(name)
+        return text.replace("depends(o(O),e(E)) :- g_affects(E,_,O).", "") \
+            if name == "cone.lp" else text
+
+    monkeypatch.setattr(search_module, "search_file", broken)
+    verdict = search_module.verify_version(Bounds(2, 1, 1), V2026, [INVARIANTS["one-controller"]],
+                                           locality=True)[0]
+    assert verdict.word() == "fails" and verdict.size == 2
+    assert any(f["what"].startswith("fact controller(") and f["object"] == "o1"
+               for f in verdict.failures or ())
+
+
+def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:
+    """The search by cones against the search over every connected snapshot, at 2/2/1:
+    the same verdicts and the same smallest counterexample sizes, for the built-in
+    invariants and two that fail at size 2, one at an object listed after its
+    dependency (an ability after its source), one at a permanent with its effect."""
+    extra = [Invariant("no-activated", "No activated ability",
+                       "% locality: cone\nfail(S,activated,A) :- ability_kind(S,A,activated)."),
+             Invariant("no-stolen", "No stolen spell",
+                       "% locality: cone\n"
+                       "fail(S,stolen,O) :- spell_put_by(S,O,P), entered(S,O,_,Q), P != Q.")]
+    cones = [*INVARIANTS.values(), *extra]
+    whole = [Invariant(i.name, i.summary, i.text.replace("% locality: cone", ""))
+             for i in cones]
+    assert all(i.cones for i in cones) and not any(i.cones for i in whole)
+    for version in (V2017, V2026):
+        by_cones = verify_version(Bounds(2, 2, 1), version, cones)
+        by_snapshots = verify_version(Bounds(2, 2, 1), version, whole)
+        assert [(v.mode, v.word(), v.size) for v in by_cones] == \
+            [("cone", v.word(), v.size) for v in by_snapshots]
+        assert [v.size for v in by_cones[-2:]] == [2, 2]
+        assert all(v.reproduced for v in by_cones if v.word() == "fails")

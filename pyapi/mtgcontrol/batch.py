@@ -11,11 +11,12 @@ SIGTERM leave a file of whole lines that ``--resume`` continues.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,9 +24,9 @@ from typing import Any
 from .api import ErrorRecord, InputError, adjudicate_many, own_id
 from .interrupts import Interrupted, interruptible
 from .jsontext import BadJson, read_json
-from .lines import Line, chunks, count_lines, numbered, open_input
-from .output import Output, open_output
-from .progress import OK, SOME_ERRORS, USAGE, Bar, summary
+from .lines import DEFAULT_MAX_LINE_BYTES, Line, LongLine, chunks, count_lines, numbered, open_input
+from .output import Output, WriteFailed, open_output, whole_lines
+from .progress import OK, SOME_ERRORS, USAGE, WRITE_FAILED, Bar, summary
 from .ruling import Ruling
 from .validate import InputProblem
 from .workers import Pool, Result, WorkersFailed
@@ -35,6 +36,10 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_WORKER_MEMORY = 120
 """Megabytes of peak memory after which a worker process is replaced (workers.py): with
 two workers the whole process tree stays under 400 MB (BENCHMARKS.md)."""
+DEFAULT_MAX_MEMORY = 2048
+"""Megabytes of data memory a worker process may hold at any moment (RLIMIT_DATA): over
+it, the snapshot being judged becomes an error record (a 2,000-effect snapshot reached
+3.2 GB)."""
 DEFAULT_MAX_OBJECTS = 2000
 DEFAULT_MAX_EFFECTS = 2000
 
@@ -48,6 +53,8 @@ class Settings:
     batch_size: int = 100
     max_objects: int = DEFAULT_MAX_OBJECTS
     max_effects: int = DEFAULT_MAX_EFFECTS
+    max_memory: int | None = None
+    """Megabytes a batch worker may hold (its error records name it); None: no limit."""
 
 
 def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
@@ -59,25 +66,41 @@ def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
     items: list[tuple[Any, str]] = []
     places: list[tuple[int, int, str | None]] = []  # output index, line number, own id
     for number, raw in lines:
-        name = f"line {number}"
-        try:
-            doc = read_json(raw)
-        except BadJson as err:
-            oid = own_id(err.document)
-            problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
-            out.append(ErrorRecord(oid or name, problems, line=number, id=oid))
-            continue
-        found = _over_limits(doc, name, settings)
-        if found:
-            out.append(ErrorRecord(name, found, line=number, id=own_id(doc)))
+        doc = read_line((number, raw), settings)
+        if isinstance(doc, ErrorRecord):
+            out.append(doc)
             continue
         places.append((len(out), number, own_id(doc)))
-        items.append((doc, name))
+        items.append((doc, f"line {number}"))
         out.append(None)
     for (i, number, oid), result in zip(places, _judge(items, settings), strict=True):
         out[i] = replace(result, line=number, id=oid) if isinstance(result, ErrorRecord) \
             else result
     return [(isinstance(r, ErrorRecord), r.to_json()) for r in out]  # type: ignore[union-attr]
+
+
+def read_line(line: tuple[int, bytes | str], settings: Settings) -> Any:
+    """A corpus line's JSON document, or its `ErrorRecord` (not JSON, over the limits).
+
+    Every command reading a corpus (batch, check, impact) reads its lines here, so the
+    same bad line gets the same message; the snapshot itself is validated when judged.
+    """
+    number, raw = line
+    name = f"line {number}"
+    if isinstance(raw, LongLine):
+        return ErrorRecord(name, [InputProblem(name, "$", (
+            f"a line of at most {raw.limit} bytes (--max-line-bytes), got {raw.length}"))],
+            line=number)
+    try:
+        doc = read_json(raw)
+    except BadJson as err:
+        oid = own_id(err.document)
+        problems = [InputProblem(oid or name, path, what) for path, what in err.problems]
+        return ErrorRecord(oid or name, problems, line=number, id=oid)
+    found = _over_limits(doc, name, settings)
+    if found:
+        return ErrorRecord(name, found, line=number, id=own_id(doc))
+    return doc
 
 
 def failed_line(line: Line, expected: str) -> Result:
@@ -113,6 +136,11 @@ def _judge(items: list[tuple[Any, str]], settings: Settings) -> list[Ruling | Er
         if len(items) > 1:
             return [r for item in items for r in _judge([item], settings)]
         _doc, name = items[0]
+        if settings.max_memory is not None and (
+                isinstance(err, MemoryError) or "bad_alloc" in str(err)):
+            return [ErrorRecord(name, [InputProblem(name, "$", (
+                f"a snapshot judged within the worker memory limit (--max-memory "
+                f"{settings.max_memory} MB)"))])]
         reason = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
         return [ErrorRecord(name, [InputProblem(name, "$", (
             f"a snapshot the engine can judge, got an internal error "
@@ -134,6 +162,8 @@ class Run:
     """The command line as typed, for the how-to-continue message."""
     worker_memory: int = DEFAULT_WORKER_MEMORY
     """Megabytes a worker process may have held by the end of a chunk, else it is replaced."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longest input line judged; a longer one becomes an error record."""
 
 
 def run_batch(run: Run) -> int:
@@ -143,14 +173,19 @@ def run_batch(run: Run) -> int:
     stream = open_input(run.source)
     try:
         out = open_output(run.target, run.resume)
-    except BaseException:
-        if stream is not sys.stdin.buffer:
+    except WriteFailed as err:
+        print(f"mtgcontrol: {err}; {run.target} is left as it was", file=sys.stderr)
+        return WRITE_FAILED
+    finally:
+        if "out" not in locals() and stream is not sys.stdin.buffer:
             stream.close()
-        raise
     judged, errors = out.kept - out.errors, out.errors
-    read = numbered(stream, skip=out.kept)
-    bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
+    bar = Bar(None, enabled=False)
     try:
+        if out.kept:
+            check_kept(out.name, numbered(stream, max_bytes=run.max_line_bytes), out.kept)
+        read = numbered(stream, max_bytes=run.max_line_bytes, start=out.kept)
+        bar = Bar(count_lines(run.source) if sys.stderr.isatty() else None, initial=out.kept)
         with interruptible() as guard, closing(_runner(run)(chunks(
                 read, run.settings.batch_size, out.kept))) as results:
             for chunk in results:
@@ -161,6 +196,8 @@ def run_batch(run: Run) -> int:
                         judged += not is_error
                     out.flush()
                 bar.update(len(chunk))
+        bar.close()
+        out.close()
     except Interrupted as stop:
         bar.close()
         out.close()
@@ -169,18 +206,64 @@ def run_batch(run: Run) -> int:
     except WorkersFailed as err:
         print(f"mtgcontrol: {err}", file=sys.stderr)
         return USAGE
-    finally:  # whatever stopped the run, the lines written so far stay whole and flushed
+    except WriteFailed as err:
         bar.close()
-        out.close()
+        out.abort()
+        print(_write_failed(run, out, err), file=sys.stderr)
+        return WRITE_FAILED
+    finally:  # whatever stopped the run, the lines written so far stay whole
+        bar.close()
+        try:
+            out.close()
+        except WriteFailed:
+            out.abort()
         if stream is not sys.stdin.buffer:
             stream.close()
-    if read.count < out.kept:
-        print(f"mtgcontrol: {out.name} has {out.kept} lines but the input only "
-              f"{read.count}: it is not this input's output", file=sys.stderr)
-        return USAGE
     print(summary(out.lines, judged, errors, time.monotonic() - started, out.kept),
           file=sys.stderr)
     return SOME_ERRORS if errors else OK
+
+
+def check_kept(target: str, lines: Iterable[Line], kept: int) -> None:
+    """Refuse to resume unless each kept output line answers its input line: the same
+    line number and id (an error record), the same id and object ids (a ruling)."""
+    seen = 0
+    loose = Settings(max_objects=2**62, max_effects=2**62)
+    for (number, raw), answer in zip(lines, whole_lines(target), strict=False):
+        seen = number
+        record = json.loads(answer)
+        doc = read_line((number, raw), loose)
+        ours = doc.id if isinstance(doc, ErrorRecord) else own_id(doc)
+        if isinstance(doc, ErrorRecord) or "error" in record:
+            same = (record.get("line"), record.get("id")) == (number, ours)
+        else:
+            objects = doc.get("objects") if isinstance(doc, dict) else None
+            ids = [o.get("id") for o in objects if isinstance(o, dict)] \
+                if isinstance(objects, list) else []
+            same = (record.get("id"), list(record["objects"])) == (ours, ids)
+        if not same:
+            raise InputError([InputProblem(target, f"line {number}", (
+                "an output of this input to --resume, but it answers another snapshot "
+                f"(id {json.dumps(record.get('id'))}) than input line {number} (id "
+                f"{json.dumps(ours)}); judge into a new file instead"))])
+        if number >= kept:
+            return
+    raise InputError([InputProblem(target, f"line {seen + 1}", (
+        f"an output of this input to --resume, but it has {kept} lines and the input "
+        f"only {seen}; judge into a new file instead"))])
+
+
+def _write_failed(run: Run, out: Output, err: WriteFailed) -> str:
+    where = f"mtgcontrol: {err}: "
+    if out.to_stdout:
+        return where + "standard output cannot be resumed"
+    args = list(run.command) if run.command is not None else ["batch", run.source, "-o",
+                                                               str(run.target)]
+    if "--resume" not in args:
+        args.append("--resume")
+    whole = f"lines 1-{out.complete} of it are whole" if out.complete else "it holds no line"
+    return (where + f"{whole}; make room, then continue with: "
+            f"{shlex.join(['mtgcontrol', *args])}")
 
 
 def _check_paths(run: Run) -> None:
@@ -198,13 +281,14 @@ def _runner(run: Run) -> Any:
         from .dask_runner import DaskRunner
 
         return DaskRunner(run.dask, run.settings, run.workers).run
+    ceiling = None if run.settings.max_memory is None else run.settings.max_memory * 2**20
     return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line,
-                run.worker_memory * 2**20).run
+                run.worker_memory * 2**20, ceiling=ceiling).run
 
 
 def _stopped(run: Run, out: Output, stop: Interrupted) -> str:
     written = f"mtgcontrol: stopped by {stop}: {out.lines} line(s) written to {out.name}"
-    if out.stream is sys.stdout:
+    if out.to_stdout:
         return (f"{written} (input lines 1-{out.lines}); to continue, run with -o FILE "
                 f"--resume (standard output cannot be resumed)")
     args = list(run.command) if run.command is not None else ["batch", run.source, "-o",

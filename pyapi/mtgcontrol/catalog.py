@@ -21,6 +21,7 @@ read once per process.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import tomllib
@@ -308,7 +309,7 @@ def resolve(date: str | None) -> Version:
         if v.name == date:
             return v
     expected = (f"a supported CR version ({', '.join(v.name for v in all_versions)}) or a "
-                f"later date YYYY-MM-DD, got {date!r}")
+                f"later date YYYY-MM-DD, got {json.dumps(date)}")
     try:
         day = dt.date.fromisoformat(date).isoformat()
     except (TypeError, ValueError):

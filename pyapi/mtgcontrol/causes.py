@@ -22,6 +22,7 @@ import clingo
 
 from . import catalog
 from .facts import Names, default_now, snapshot_facts
+from .interrupts import ground
 from .research.search import strip_show
 from .ruling import Violation, violation
 from .solve import Program
@@ -88,7 +89,7 @@ def minimal_causes(doc: dict[str, Any], version: catalog.Version,
     ctl.add("base", [], "\n".join((
         strip_show(Program((version,), tuple(changes)).text()),
         "\n".join(f"#external u({i})." for i in range(len(paths))), *lines, SHOW)))
-    ctl.ground([("base", [])])
+    ground(ctl, [("base", [])])
     switch = [clingo.Function("u", [clingo.Number(i)]) for i in range(len(paths))]
 
     def violations(on: set[int]) -> set[clingo.Symbol]:

@@ -1,9 +1,10 @@
 """Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
-verify``.
+verify | import forge``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
-also an invariant left undecided by --time-limit) or some batch lines became error
-records, 2 bad input or usage, 130/143 stopped by SIGINT/SIGTERM.  Bad input is
+also an invariant left undecided by --time-limit) or some corpus lines became error
+records (batch, check, impact), 2 bad input or usage, 3 the output could not be
+written to the end (disk full), 130/143 stopped by SIGINT/SIGTERM.  Bad input is
 reported one line per problem, never as a traceback.
 """
 
@@ -11,21 +12,28 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
 from .api import InputError, adjudicate_many, load_snapshot, parse_json
-from .interrupts import Interrupted, interruptible
+from .interrupts import (
+    Interrupted,
+    exit_if_stopped,
+    interruptible,
+    restore_default_signals,
+)
 from .ruling import Ruling
 from .solve import NoRuling, load_changes
 from .text import escaped, ruling_table
-from .validate import InputProblem
+from .validate import InputProblem, shown
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
-          "verify; or a verify --time-limit left an invariant undecided) or some batch "
-          "lines became error records; 2 usage error, unreadable "
-          "input or unwritable output; 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM.  "
+          "verify; or a verify --time-limit left an invariant undecided) or some corpus "
+          "lines became error records (batch, check, impact); 2 usage error, unreadable "
+          "input or unwritable output; 3 output failed part way (disk full); 130/143 "
+          "stopped by SIGINT (Ctrl-C) or SIGTERM.  "
           "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
 
 
@@ -36,7 +44,7 @@ def positive_int(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
     return value
 
 
@@ -47,7 +55,8 @@ def positive_float(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {shown(text)}")
     return value
 
 
@@ -58,6 +67,23 @@ def _version() -> str:
         return version("mtgcontrol")
     except PackageNotFoundError:
         return "unknown"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: this package's, clingo's and the supported CR versions."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the versions of mtgcontrol, clingo and the CR, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        import clingo
+
+        names = [v.name for v in catalog.versions()]
+        print(f"mtgcontrol {_version()}\nclingo {clingo.__version__}\n"
+              f"CR versions: {', '.join(names)} (default {names[-1]})")
+        parser.exit()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mtgcontrol", epilog=EPILOG,
         description="Judge who owns and who controls every object in Magic: The Gathering "
                     "game snapshots, by the Comprehensive Rules encoded in ASP.")
-    parser.add_argument("--version", action="version", version=f"mtgcontrol {_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("adjudicate", help="print the ruling for snapshot files",
@@ -93,6 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a page with every derivation; needs -o)")
     _common(p)
     _page_options(p)
+
+    p = sub.add_parser("facts", help="print a snapshot's ASP facts (to run clingo by hand)",
+                       description="Print the facts the engine grounds for one snapshot, the "
+                                   "rule numbering of its CR version, and what each integer "
+                                   "id stands for: a file to run clingo on with the "
+                                   "encodings (docs/predicates.md, 'Running clingo by "
+                                   "hand').")
+    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("--rules", metavar="DATE",
+                   help="CR version, or any later date; default: the snapshot's own "
+                        "`rules`, else the newest")
+    p.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
                        description="The derivation of one fact of one object as a tree: each "
@@ -113,10 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .batch import (
         DEFAULT_MAX_EFFECTS,
+        DEFAULT_MAX_MEMORY,
         DEFAULT_MAX_OBJECTS,
         DEFAULT_TIMEOUT,
         DEFAULT_WORKER_MEMORY,
     )
+    from .lines import DEFAULT_MAX_LINE_BYTES
     from .progress import EXIT_CODES
 
     p = sub.add_parser(
@@ -140,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "written together (default 100; the engine grounds up to 128 "
                         "snapshots at a time, whatever the chunk)")
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"time limit per snapshot (default {DEFAULT_TIMEOUT:g}); a snapshot "
+                   help=f"CPU time limit per snapshot (default {DEFAULT_TIMEOUT:g}; a load on "
+                        "the machine does not count); a snapshot "
                         "over it becomes an error record")
     p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
                    metavar="N", help=f"objects per snapshot at most (default "
@@ -152,6 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="MB", help=f"replace a worker process once its memory has "
                                       f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
+    p.add_argument("--max-memory", type=positive_int, default=DEFAULT_MAX_MEMORY, metavar="MB",
+                   help=f"data memory a worker process may hold at any moment (default "
+                        f"{DEFAULT_MAX_MEMORY}; RLIMIT_DATA): a snapshot needing more becomes "
+                        "an error record")
+    p.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
+                   metavar="N", help=f"longest input line judged, in bytes (default "
+                                     f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read past "
+                                     "and becomes an error record")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "
                         "the rest (the finished file equals an undisturbed run's)")
@@ -183,11 +232,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
-                                   "or files and show a diff for each failure.  Exit 1 if any "
-                                   "fails.")
+                                   "or files and show a diff for each failure, with a progress "
+                                   "bar on a terminal.  Exit 1 if any fails.")
     p.add_argument("paths", nargs="+", metavar="DIR|FILE")
     p.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                    help="a proposal file layered over the rules (repeatable)")
+    p.add_argument("-k", dest="pattern", metavar="PATTERN",
+                   help="only the scenario files whose path or intent contains PATTERN "
+                        "(any case)")
+    p.add_argument("--rules", metavar="DATE",
+                   help="judge every scenario under this CR version instead of its own "
+                        "`rules` (compared with the expectations for that version)")
+    p.add_argument("--update", action="store_true",
+                   help="after a deliberate rules change: rewrite the expectations that "
+                        "no longer match (only what they state) and print each file's diff")
 
     p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
@@ -211,9 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "applied (docs/new-cr-release.md)")
 
     bounds = argparse.ArgumentParser(add_help=False)
-    bounds.add_argument("--players", type=int, default=3, help="players at most (default 3)")
-    bounds.add_argument("--objects", type=int, default=3, help="objects at most (default 3)")
-    bounds.add_argument("--effects", type=int, default=2, help="effects at most (default 2)")
+    # Default bounds: a run of about a minute on 2 cores (BENCHMARKS.md): verify
+    # 3 / 2 / 1, impact --exhaustive 2 / 2 / 1 (set on each command below).
+    bounds.add_argument("--players", type=int, help="players at most (default: verify 3, "
+                        "impact 2)")
+    bounds.add_argument("--objects", type=int, help="objects at most (default 2)")
+    bounds.add_argument("--effects", type=int, help="effects at most (default 1)")
     bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
                         help="text (default), json, or html (a summary page; needs -o)")
     bounds.add_argument("--quiet", action="store_true",
@@ -243,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive (the search): stop after SECONDS (grounding not "
                         "counted) and report the kinds found, saying up to which size the "
                         "search was exhaustive")
+    p.set_defaults(players=2, objects=2, effects=1)
 
     p = sub.add_parser("verify", parents=[bounds],
                        help="check that every permanent and spell gets exactly one controller",
@@ -261,19 +323,38 @@ def build_parser() -> argparse.ArgumentParser:
                         "the verdicts and counterexamples do not depend on it")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop each invariant's search after SECONDS (grounding not "
-                        "counted): its verdict is then UNDECIDED beyond the sizes proved")
+                        "counted): its verdict is then undecided beyond the sizes proved")
+    p.add_argument("--check-locality", action="store_true",
+                   help="check the locality lemma instead (a two-slot search): each snapshot "
+                        "within the bounds has, at every object and effect, the facts and "
+                        "invariant failures of its cone alone (docs/research.md, Cones)")
+    p.set_defaults(players=3, objects=2, effects=1)
+
+    from .forge.command import add_parser as add_import_parser
+
+    add_import_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; ``argv`` None: this process's own (then a run stopped by a signal
+    during a grounding ends the process at once, see interrupts.py)."""
+    code = _main(argv)
+    if argv is None:
+        exit_if_stopped(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    own = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = argv
-    if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
-        parser.error(f"{args.command}: -o FILE goes with --format html")
     try:
         with interruptible():  # batch handles its own; the others simply stop
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = argv
+            if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
+                parser.error(f"{args.command}: -o FILE goes with --format html")
             return COMMANDS[args.command](args)
     except Interrupted as stop:
         print(f"mtgcontrol: stopped by {stop}", file=sys.stderr)
@@ -283,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except InputError as err:
         for problem in err.problems:
-            print(problem, file=sys.stderr)
+            print(error_line(problem), file=sys.stderr)
         return 2
     except (catalog.UnknownVersion, NoRuling) as err:
         prefix = "--rules: expected " if isinstance(err, catalog.UnknownVersion) else ""
@@ -291,6 +372,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as err:  # writing a page or report: a full disk, a file size limit
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"mtgcontrol: cannot write {where}{err.strerror or err}", file=sys.stderr)
+        return 3
+    finally:
+        if not own:  # called in-process (tests): the caller's signal handling back
+            restore_default_signals()
+
+
+# The "snapshot" of a problem with the command line itself, not with an input file.
+COMMAND_LINE = ("mtgcontrol", "command line")
+
+
+def error_line(problem: InputProblem) -> str:
+    """The one style of error line: ``mtgcontrol: FILE[:LINE]: $.path: expected ...``
+    (a command-line problem: ``mtgcontrol: --option: expected ...``)."""
+    if problem.snapshot in COMMAND_LINE:
+        return f"mtgcontrol: {problem.path}: expected {problem.expected}"
+    return f"mtgcontrol: {problem}"
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -334,8 +434,36 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
         return cmd_adjudicate_html(args, _items(args.files), _changes(args))
     rulings = _judge(args)
-    for ruling in rulings:
-        print(ruling_table(ruling) if args.format == "text" else ruling.to_json(indent=2))
+    return _write(args.output, "".join(
+        (ruling_table(r) if args.format == "text" else r.to_json(indent=2)) + "\n"
+        for r in rulings))
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    from .api import version_for
+    from .facts_text import facts_program
+    from .validate import problems
+
+    if args.rules is not None:
+        catalog_check(args.rules)
+    doc, name = _items([args.file])[0]
+    found = problems(doc, name)
+    if found:
+        raise InputError(found)
+    text = facts_program(doc, version_for(doc, args.rules, name), name)
+    return _write(args.output, text)
+
+
+def _write(output: str | None, text: str) -> int:
+    """``text`` to standard output, or to FILE (exit 2 if it cannot be written)."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"mtgcontrol: {output}: cannot write ({err.strerror})", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -350,12 +478,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     singles = [f for f in args.files if f not in corpora]
     if args.format == "html":
         if corpora:
-            print("mtgcontrol check: --format html takes snapshot files, not .jsonl corpora",
+            print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
                   file=sys.stderr)
             return 2
+        import time
+
         from .pages import cmd_check_html
 
-        return cmd_check_html(args, _judge(args))
+        started = time.monotonic()
+        rulings = _judge(args)
+        return cmd_check_html(args, rulings, time.monotonic() - started)
     bad = 0
     if singles:
         args.files = singles
@@ -436,20 +568,29 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
-                        args.max_effects)
+                        args.max_effects, args.max_memory)
+    started = time.monotonic()
     code = run_batch(Run(args.input, args.output, settings, args.workers, args.timeout,
-                         args.resume, args.dask, args.argv, args.worker_memory))
+                         args.resume, args.dask, args.argv, args.worker_memory,
+                         args.max_line_bytes))
     if args.html is not None and code in (0, 1):
         from .pages import batch_summary_file
 
-        batch_summary_file(args.output, args.html, args.lang)
+        batch_summary_file(args.output, args.html, args.lang, args.input,
+                           time.monotonic() - started)
     return code
 
 
 def cmd_test(args: argparse.Namespace) -> int:
     from .scenarios import run_paths
 
-    return run_paths([Path(p) for p in args.paths], _changes(args))
+    if args.rules is not None:
+        catalog_check(args.rules)
+        if args.update:
+            raise InputError([InputProblem("mtgcontrol", "--update", "each scenario judged "
+                                           "under its own versions (drop --rules)")])
+    return run_paths([Path(p) for p in args.paths], _changes(args), args.pattern, args.rules,
+                     args.update)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -490,11 +631,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run(args, _changes(args))
 
 
-# Commands whose -o is the page of --format html (explain writes any format to -o).
-HTML_ONLY_OUTPUT = ("adjudicate", "check", "impact", "verify")
-COMMANDS = {"adjudicate": cmd_adjudicate, "explain": cmd_explain, "batch": cmd_batch,
+def cmd_import(args: argparse.Namespace) -> int:
+    from .forge.command import cmd_import as run
+
+    return run(args)
+
+
+# Commands whose -o is the page of --format html (adjudicate and explain write any
+# format to -o).
+HTML_ONLY_OUTPUT = ("check", "impact", "verify")
+COMMANDS = {"adjudicate": cmd_adjudicate, "facts": cmd_facts, "explain": cmd_explain,
+            "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
-            "verify": cmd_verify}
+            "verify": cmd_verify, "import": cmd_import}
 
 if __name__ == "__main__":
     raise SystemExit(main())

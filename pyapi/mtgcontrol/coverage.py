@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from . import catalog
+from .validate import shown
 
 # `mtgcontrol rules` and ``print_catalog``: look for scenario files here,
 # relative to the current directory.
@@ -386,7 +387,8 @@ def print_group(group_id: str, out: Any = None) -> int:
         g = catalog.group(group_id)
     except KeyError:
         ids = ", ".join(sorted(g.id for g in catalog.groups()))
-        print(f"--group: expected a catalog group id ({ids}), got {group_id!r}", file=sys.stderr)
+        print(f"mtgcontrol: --group: expected a catalog group id ({ids}), "
+              f"got {shown(group_id)}", file=sys.stderr)
         return 2
     print(f"group {g.id}" + ("" if g.in_extract else " (not in the CR extracts)"), file=out)
     for since, until, number in g.dated_numbers():

@@ -39,6 +39,7 @@ from .facts import (
     snapshot_facts,
     snapshot_times,
 )
+from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
 from .solve import Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS
@@ -96,7 +97,7 @@ def read_types(program: str) -> frozenset[str]:
 
 @dataclass
 class Phases:
-    """Seconds spent per phase, summed over every batch judged (for benchmarks)."""
+    """CPU seconds spent per phase, summed over every batch judged (for benchmarks)."""
 
     validate: float = 0.0
     facts: float = 0.0
@@ -128,6 +129,10 @@ class Engine:
     # Snapshots per grounding: few, so that the snapshot numbers, and
     # with them the ground atoms clingo keeps for the life of the process, stay few.
     grounding_size: int = 128
+    # And a grounding's size bound: the sum over its snapshots of (facts)^2, the
+    # measure its ground atoms grow with (objects x time points): 128 snapshots
+    # of ~100 facts (20 objects), a few of 80 or 200 objects (docs/engine.md).
+    grounding_weight: int = 128 * 100 ** 2
     phases: Phases = field(default_factory=Phases)
 
     def __post_init__(self) -> None:
@@ -157,10 +162,10 @@ class Engine:
 
     # --- judging -----------------------------------------------------------------
     def frame(self, doc: dict[str, Any], version: catalog.Version) -> Frame:
-        start = time.perf_counter()
+        start = time.process_time()
         fast = self.fast and not self.changes
         frame = Frame.of(doc, version, fast, types=self.types if fast else KNOWN_TYPES)
-        self.phases.facts += time.perf_counter() - start
+        self.phases.facts += time.process_time() - start
         return frame
 
     def judge(self, items: Sequence[tuple[dict[str, Any], catalog.Version]],
@@ -173,7 +178,7 @@ class Engine:
 
     def judge_frames(self, frames: Sequence[Frame], output: str = "ruling") -> list[Any]:
         atoms = self.atoms_of(frames)
-        start = time.perf_counter()
+        start = time.process_time()
         if output == "atoms":
             out: list[Any] = [read_atoms(f, a) for f, a in zip(frames, atoms, strict=True)]
         else:
@@ -181,7 +186,7 @@ class Engine:
                    for f, a in zip(frames, atoms, strict=True)]
             if output == "violations":
                 out = [r.violations for r in out]
-        self.phases.ruling += time.perf_counter() - start
+        self.phases.ruling += time.process_time() - start
         self.phases.snapshots += len(frames)
         return out
 
@@ -200,9 +205,7 @@ class Engine:
                 todo.setdefault(frame.facts, []).append(i)
         # Parts repeated within the batch are ground once: they count as hits too.
         self.phases.cache_hits += sum(len(at) - 1 for at in todo.values())
-        keys = list(todo)
-        for first in range(0, len(keys), self.grounding_size):
-            chunk = keys[first:first + self.grounding_size]
+        for chunk in self.groundings(list(todo)):
             solved = self.solve(chunk)
             for s, key in enumerate(chunk):
                 result = solved.get(s, [])
@@ -214,37 +217,56 @@ class Engine:
                 self._cache.popitem(last=False)
         return [a if a is not None else [] for a in found]
 
+    def groundings(self, fact_texts: list[str]) -> list[list[str]]:
+        """``fact_texts`` cut, in order, into groundings of at most ``grounding_size``
+        snapshots whose weights (facts squared) sum to at most ``grounding_weight``
+        (one snapshot heavier than that is a grounding of its own)."""
+        chunks: list[list[str]] = []
+        chunk: list[str] = []
+        weight = 0
+        for text in fact_texts:
+            own = (text.count("\n") + 1) ** 2
+            if chunk and (len(chunk) == self.grounding_size
+                          or weight + own > self.grounding_weight):
+                chunks.append(chunk)
+                chunk, weight = [], 0
+            chunk.append(text)
+            weight += own
+        if chunk:
+            chunks.append(chunk)
+        return chunks
+
     def solve(self, fact_texts: Sequence[str]) -> dict[int, list[Atom]]:
         """Ground and solve one batch: ``fact_texts[s]`` become snapshot ``s``."""
         ph = self.phases
-        start = time.perf_counter()
+        start = time.process_time()
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
         try:
             self._add_program(ctl)
             ctl.add("base", [], "\n".join(text.replace("(#", f"({s}")
                                           for s, text in enumerate(fact_texts)))
-            ph.parse += time.perf_counter() - start
-            start = time.perf_counter()
-            ctl.ground([("base", [])])
+            ph.parse += time.process_time() - start
+            start = time.process_time()
+            ground(ctl, [("base", [])])  # a signal is served at once (interrupts.py)
         except RuntimeError:
             raise NoRuling("the program could not be grounded (a proposal file's error?): "
                            + " ".join(m.strip() for m in messages)) from None
-        ph.ground += time.perf_counter() - start
-        start = time.perf_counter()
+        ph.ground += time.process_time() - start
+        start = time.process_time()
         with ctl.solve(yield_=True) as handle:
             model = next(iter(handle), None)
             if model is None:
                 raise NoRuling("the rules have no answer for this batch: a proposal file's "
                                "constraint rules out every ruling (use error/5 atoms instead)")
             symbols = model.symbols(shown=True)
-            ph.solve += time.perf_counter() - start
-            start = time.perf_counter()
+            ph.solve += time.process_time() - start
+            start = time.process_time()
             by_snapshot = atoms_by_snapshot(symbols)
-        ph.read_back += time.perf_counter() - start
-        start = time.perf_counter()
+        ph.read_back += time.process_time() - start
+        start = time.process_time()
         del ctl, handle, model  # clingo frees the ground program here
-        ph.release += time.perf_counter() - start
+        ph.release += time.process_time() - start
         return by_snapshot
 
 

@@ -22,6 +22,7 @@ import clingo
 from . import catalog
 from .api import InputError, load_snapshot, version_for
 from .facts import Names, snapshot_facts
+from .interrupts import ground
 from .lang import Lang, language
 from .ruling import VIA, Ruling, build_ruling
 from .solve import NoRuling, Program, parse_atom
@@ -256,7 +257,7 @@ def _solve(program: str, facts: str) -> tuple[list[Any], list[clingo.Symbol]]:
     try:
         ctl.add("base", [], program)
         ctl.add("base", [], facts)
-        ctl.ground([("base", [])])
+        ground(ctl, [("base", [])])
     except RuntimeError:
         raise NoRuling("the program could not be grounded (a proposal file's error?): "
                        + " ".join(m.strip() for m in messages)) from None
@@ -419,7 +420,8 @@ LOSS_ARGS = {"later": "en", "dependency": "ee", "ended": "tn", "duration_over": 
              "source_exiled": "ot", "face_down": "on", "not_attached": "on",
              "player_left": "pt", "never_began": "tn", "not_begun": "tn", "object_gone": "ft",
              "loop_order": "en", "loop_tie": "en", "player_unknown": "ot",
-             "source_undecided": "ot"}
+             "source_undecided": "ot", "phased_out": "ot",
+             "loop_agreed": "pn"}
 
 
 def _lookup(doc: Any, path: str) -> Any:
@@ -476,19 +478,21 @@ def to_document(exp: Explained, object_id: str, fact: str, why_not: str | None =
     return out
 
 
-def known_object(exp: Explained, object_id: str, fact: str) -> None:
-    """An unknown object id or a fact that does not apply to it is bad input."""
+def known_object(exp: Explained, object_id: str, fact: str, name: str = "snapshot") -> None:
+    """An unknown object id or a fact that does not apply to it is bad input (``name``:
+    the snapshot's file, for the message, when it has no id)."""
     fact = fact.replace("-", "_")
     ruling = exp.ruling
-    name = exp.ruling.id or "snapshot"
+    name = exp.ruling.id or name
     ids = list(ruling.objects) + list(ruling.abilities)
     if object_id not in ids:
-        from .validate import InputProblem
+        from .validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "OBJECT", "an object or ability id of the "
-                                       f"snapshot ({', '.join(ids)}), got {object_id!r}")])
+                                       f"snapshot ({', '.join(ids)}), got {shown(object_id)}")])
     if fact == "may_activate" and object_id not in ruling.abilities:
-        from .validate import InputProblem
+        from .validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "--fact", "may-activate only for an ability "
-                                       f"listed in an object's `abilities`, got {object_id!r}")])
+                                       f"listed in an object's `abilities`, "
+                                       f"got {shown(object_id)}")])

@@ -7,6 +7,7 @@ from typing import Any
 
 from .explain import Candidate, Derivation, Explained, Leaf, WhyNot, by_rule
 from .lang import Lang
+from .text import escaped
 
 
 def _value(value: Any) -> str:
@@ -85,4 +86,4 @@ def explanation_text(exp: Explained, object_id: str, fact: str,
         lines.append(lang.label("why_not", player=why_not.player))
         lines.append("  " + why_not.text)
         lines.extend(candidate_lines(why_not.candidates, lang, "    "))
-    return "\n".join(lines)
+    return "\n".join(escaped(line) for line in lines)  # an id may hold a newline

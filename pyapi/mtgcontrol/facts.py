@@ -30,6 +30,8 @@ CONST = {
     "while-source-tapped": "while_source_tapped",
     "while-attached": "while_attached",
     "while-enchanted": "while_enchanted",
+    "until-your-next-turn": "until_your_next_turn",
+    "until-end-of-your-next-turn": "until_end_of_your_next_turn",
     "single-planar-deck": "single_planar_deck",
     "individual-planar-decks": "individual_planar_decks",
 }
@@ -65,7 +67,7 @@ def default_now(doc: dict[str, Any]) -> int:
 
 
 TIME_KEYS = frozenset(("at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
-                       "turned_face_up_at", "attached_at", "left_at"))
+                       "turned_face_up_at", "attached_at", "left_at", "out_at", "in_at"))
 
 
 def snapshot_times(doc: dict[str, Any]) -> set[int]:
@@ -215,6 +217,10 @@ def _object_history(obj: dict[str, Any], s: int | str, o: int, names: Names, emi
         emit(f"face_down({s},{o}).")
     if "turned_face_up_at" in obj:
         emit(f"turned_face_up_at({s},{o},{t(obj['turned_face_up_at'])}).")
+    for phase in obj.get("phasing", ()):
+        emit(f"phased_out({s},{o},{t(phase['out_at'])}).")
+        if "in_at" in phase:
+            emit(f"phased_in({s},{o},{t(phase['in_at'])}).")
     if "start" in obj:
         st = obj["start"]
         emit(f"start({s},{o},{const(st['zone'])},{p('p', st['player'])}).")

@@ -22,6 +22,7 @@ from typing import Any
 
 from . import catalog
 from .ruling import VIA
+from .validate import shown
 
 FALLBACK = {"zone_in": "zone"}
 
@@ -105,6 +106,6 @@ def codes() -> list[str]:
 @cache
 def language(code: str) -> Lang:
     if code not in codes():
-        raise UnknownLanguage(f"a language among {', '.join(codes())}, got {code!r}")
+        raise UnknownLanguage(f"a language among {', '.join(codes())}, got {shown(code)}")
     text = (resources.files("mtgcontrol.languages") / f"{code}.toml").read_text(encoding="utf-8")
     return Lang(code, tomllib.loads(text))

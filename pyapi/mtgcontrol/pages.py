@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import json
 import sys
 from collections import Counter
@@ -22,12 +23,13 @@ from typing import Any
 
 import jinja2
 
+from . import catalog
 from .api import InputError
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
 from .facts import default_now
 from .lang import Lang, UnknownLanguage, language
-from .validate import InputProblem
+from .validate import InputProblem, shown
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -237,10 +239,14 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
                         "color": colors[pid],
                         "controlled_by": ruling.controlled_players.get(pid)})
     zones: dict[str, list[str]] = {}
+    fates: dict[str, list[str]] = {}  # objects that left the game, under their fate
     rows = []
     for obj in doc.get("objects", []):
         oid = obj["id"]
-        zones.setdefault(obj["zone"], []).append(oid)
+        if oid in ruling.left_game:
+            fates.setdefault(ruling.left_game[oid], []).append(oid)
+        else:
+            zones.setdefault(obj["zone"], []).append(oid)
         r = ruling.objects[oid]
         rows.append({"id": oid, "kind": obj["kind"], "zone": obj["zone"], "owner": r.owner,
                      "controller": r.controller, "you": r.you,
@@ -258,7 +264,7 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
         if exp.nodes.get(("f", aid, "may_activate")) is not None:
             derivations.append((aid, "may_activate", exp.derivation(aid, "may_activate")))
     return {"id": ruling.id, "rules": ruling.rules, "now": doc.get("now", default_now(doc)),
-            "players": players, "zones": zones, "objects": rows,
+            "players": players, "zones": zones, "fates": fates, "objects": rows,
             "effects": list(doc.get("effects", [])),
             "graph": effects_graph(exp), "timeline": timelines(exp),
             "derivations": derivations, "ruling": ruling, "abilities": ruling.abilities}
@@ -320,39 +326,85 @@ def bars(counts: Iterable[tuple[str, int]], color: str = "#1f77b4") -> dict[str,
             "height": 24 * len(items) + 4, "color": color}
 
 
-def rulings_summary(records: Iterable[dict[str, Any]], lang: Lang, title: str) -> str:
-    """Batch or check: counts, citations by rule, violations by code, error records."""
-    judged = 0
+@dataclass
+class Listed:
+    """A snapshot a summary page lists (for a violation or a choice): where it is, and
+    its text when known (a batch line; a file is linked instead)."""
+
+    where: str  # "in.jsonl:12" or the file's name
+    anchor: str
+    href: str | None = None  # the snapshot's file, relative to the page
+    text: str | None = None
+
+
+def rule_label(lang: Lang, version: str, number: str) -> str:
+    """A rule number with its paraphrase in ``version`` (in the page's language)."""
+    entry = catalog.resolve(version).entry(number)
+    para = lang.paraphrase(catalog.resolve(version), entry.group) if entry else ""
+    return f"{number} {para}".strip()
+
+
+def rulings_summary(records: Iterable[tuple[Listed, dict[str, Any]]], lang: Lang, title: str,
+                    source: str | None = None, seconds: float | None = None) -> str:
+    """Batch or check: the input, CR versions, counts, time; citations by rule (with
+    paraphrases); violations by code; each violation and choice with its snapshot."""
+    judged = with_violations = with_choices = 0
     errors: list[dict[str, Any]] = []
-    cites: Counter[str] = Counter()
+    cites: Counter[tuple[str, str]] = Counter()
     codes: Counter[str] = Counter()
+    versions: Counter[str] = Counter()
     violations: list[dict[str, Any]] = []
-    with_violations = 0
-    for n, rec in enumerate(records, 1):
+    choices: list[dict[str, Any]] = []
+    listed: dict[str, Listed] = {}
+    for where, rec in records:
         if "error" in rec:
             errors.append(rec)
             continue
         judged += 1
-        cites.update({b["rule"] for obj in rec.get("objects", {}).values()
+        versions[rec["rules"]] += 1
+        cites.update({(rec["rules"], b["rule"]) for obj in rec.get("objects", {}).values()
                       for b in obj.get("because", ())})
-        if rec.get("violations"):
-            with_violations += 1
+        with_violations += bool(rec.get("violations"))
+        with_choices += bool(rec.get("choices"))
         for v in rec.get("violations", ()):
             codes[f"{v['rule']} {v['code']}"] += 1
-            violations.append({"snapshot": rec.get("id") or f"#{n}", **v})
-    return render("summary.html.j2", lang, title=title, kind="rulings", stats=[
-        (lang.label("judged"), judged), (lang.label("errors"), len(errors)),
-        (lang.label("with_violations"), with_violations)],
-        cites=bars(cites.items()), codes=bars(codes.items(), "#d62728"),
-        violations=violations[:500], errors=errors[:200], research=None, research_kind=None)
+            if len(violations) < 500:
+                violations.append({"at": where, "snapshot": rec.get("id"), **v})
+                listed[where.anchor] = where
+        for c in rec.get("choices", ()):
+            if len(choices) < 500:
+                choices.append({"at": where, "snapshot": rec.get("id"), **c})
+                listed[where.anchor] = where
+    several = len(versions) > 1
+    labels = {(v, n): n + (f" (CR {v})" if several else "") for v, n in cites}
+    rules = sorted(({"number": n, "version": v, "paraphrase": rule_label(lang, v, n)[len(n):]
+                     .strip(), "count": k} for (v, n), k in cites.items()),
+                   key=lambda r: (catalog_order(r["number"]), r["version"]))
+    stats = [(lang.label("input"), source)] if source else []
+    stats += [(lang.label("versions"), ", ".join(sorted(versions)) or "–"),
+              (lang.label("judged"), judged), (lang.label("errors"), len(errors)),
+              (lang.label("with_violations"), with_violations),
+              (lang.label("choices_listed"), with_choices)]
+    if seconds is not None:
+        stats.append((lang.label("time"), lang.label("seconds", s=f"{seconds:.1f}")))
+    return render("summary.html.j2", lang, title=title, kind="rulings", stats=stats,
+                  cites=bars((labels[k], n) for k, n in cites.items()),
+                  codes=bars(codes.items(), "#d62728"), violations=violations,
+                  choices=choices, listed=list(listed.values()), errors=errors[:200],
+                  rules=rules, several=several,
+                  research=None, research_kind=None)
 
 
 def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
     """Impact or verify, from their JSON report (the only coupling to research.py)."""
+    verdicts: list[dict[str, Any]] = []
+    groups: list[tuple[str, list[dict[str, Any]]]] = []
     if kind == "impact":
         title = lang.label("summary_impact", **{"from": data["from"], "to": data["to"]})
-        sections = [(lang.label("meaning"), data.get("differences", [])),
-                    (lang.label("citation"), data.get("citation_only", []))]
+        groups = [(lang.label("by_rule_change", title=lang.label(name)),
+                   by_rule_change(data.get(key, []), data.get(f"{key}_by_cause", [])))
+                  for name, key in (("differences_meaning", "differences"),
+                                    ("differences_citation", "citation_only"))]
         chart = bars((d["label"], d["count"]) for d in data.get("differences", []))
         stats = [(lang.label("snapshots"), data.get("snapshots", 0)),
                  (lang.label("changed_snapshots"), data.get("changed_snapshots", 0))]
@@ -360,34 +412,63 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
             stats.append((lang.label("undecided"), data["exhausted_upto"]))
     else:
         # verify's report (research/commands.py): one verdict per version x invariant.
-        verdicts = data.get("verdicts", [])
-        title = lang.label("summary_verify",
-                           rules=", ".join(dict.fromkeys(v["rules"] for v in verdicts)))
-        failed = [v for v in verdicts if v["holds"] is False]
-        undecided = [v for v in verdicts if v["holds"] is None]
-        sections = [
-            (lang.label("counterexamples"), [
-                {"label": f"{v['invariant']} ({v['rules']}): " + ", ".join(
-                    f"{f['what']} {f['object']}" for f in v.get("failures") or ()),
-                 "count": v.get("size", 0), "witness": v.get("counterexample")}
-                for v in failed]),
-            (lang.label("undecided"), [
-                {"label": f"{v['invariant']} ({v['rules']})", "count": v["proved_upto"],
-                 "witness": None} for v in undecided]),
-            (lang.label("proved"), [{"label": f"{v['invariant']} ({v['rules']})",
-                                     "count": "–", "witness": None}
-                                    for v in verdicts if v["holds"]])]
+        title = lang.label("summary_verify", rules=", ".join(
+            dict.fromkeys(v["rules"] for v in data.get("verdicts", []))))
+        verdicts = [verdict_row(v, lang) for v in data.get("verdicts", [])]
+        failed = [v for v in data.get("verdicts", []) if v["holds"] is False]
         chart = bars(Counter(f["what"] for v in failed
                              for f in v.get("failures") or ()).items())
+        undecided = any(v["holds"] is None for v in data.get("verdicts", []))
         stats = [(lang.label("result"), lang.label("counterexamples") if failed
                   else lang.label("undecided") if undecided else lang.label("proved"))]
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in
                                                       data["bounds"].items())))
+    if data.get("seconds") is not None:
+        stats.append((lang.label("time"), lang.label("seconds", s=f"{data['seconds']:.1f}")))
     return render("summary.html.j2", lang, title=title, kind="research", research_kind=kind,
-                  stats=stats,
-                  cites=chart, codes=None, violations=[], errors=data.get("errors", [])[:200],
-                  research=sections)
+                  stats=stats, cites=chart, codes=None, violations=[],
+                  errors=data.get("errors", [])[:200], groups=groups, verdicts=verdicts)
+
+
+def by_rule_change(kinds: list[dict[str, Any]], causes: list[dict[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """Kinds of difference grouped under the rule change responsible for each, as the
+    text report groups them: its witness's cause, else the cause of most of its facts;
+    the changes with the most snapshots first."""
+    def key(cause: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return tuple(cause["from_rules"]), tuple(cause["to_rules"])
+
+    snapshots = {key(c): (c["label"], c["snapshots"]) for c in causes}
+    found: dict[tuple[tuple[str, ...], tuple[str, ...]], list[dict[str, Any]]] = {}
+    for kind in kinds:
+        if kind.get("witness"):
+            main = tuple(map(tuple, kind["witness"]["cause"]))
+        else:
+            main = key(max(kind["causes"], key=lambda c: (c["count"], key(c))))
+        found.setdefault(main, []).append(kind)  # type: ignore[arg-type]
+    ordered = sorted(found.items(), key=lambda kv: (-snapshots.get(kv[0], ("", 0))[1], kv[0]))
+    return [{"label": snapshots.get(cause, (" -> ".join(map(", ".join, cause)), 0))[0],
+             "snapshots": snapshots.get(cause, ("", 0))[1], "kinds": group}
+            for cause, group in ordered]
+
+
+def verdict_row(v: dict[str, Any], lang: Lang) -> dict[str, Any]:
+    """One row of the verify page: what the invariant says, and how far it was decided
+    (size: objects + effects of a snapshot)."""
+    bounds = v.get("bounds") or {}
+    if v["holds"]:
+        verdict, upto = lang.label("holds"), bounds.get("objects", 0) + bounds.get("effects", 0)
+    elif v["holds"] is False:
+        verdict, upto = lang.label("fails", size=v["size"]), v["size"] - 1
+    else:
+        verdict = lang.label("undecided_beyond", size=v["proved_upto"])
+        upto = v["proved_upto"]
+    failures = ", ".join(f"{f['what']} {f['object']}" for f in v.get("failures") or ())
+    return {"rules": v["rules"], "invariant": v["invariant"], "summary": v.get("summary", ""),
+            "holds": v["holds"], "verdict": verdict, "upto": upto,
+            "seconds": lang.label("seconds", s=f"{v.get('seconds', 0):.1f}"),
+            "failures": failures, "counterexample": v.get("counterexample")}
 
 
 # --- Commands ---------------------------------------------------------------------
@@ -437,11 +518,11 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     if args.format == "html":
         _need_output(args)
     exp = explain_named(item[0], item[1], args.rules, changes, lang.code)
-    known_object(exp, args.object, args.fact)
+    known_object(exp, args.object, args.fact, item[1])
     if args.why_not is not None and args.why_not not in {
             p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
         raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
-                                       f"$.players, got {args.why_not!r}")])
+                                       f"$.players, got {shown(args.why_not)}")])
     if args.format == "html":
         return _write(args, explain_page(exp, args.object, args.fact, args.why_not))
     if args.format == "json":
@@ -457,14 +538,27 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     return 0
 
 
-def cmd_check_html(args: argparse.Namespace, rulings: Sequence[Any]) -> int:
+def cmd_check_html(args: argparse.Namespace, rulings: Sequence[Any], seconds: float) -> int:
     lang = _lang(args)
     records = [r.to_dict() for r in rulings]
-    for name, rec in zip(args.files, records, strict=True):
-        rec["id"] = rec.get("id") or name
+    page_dir = Path(args.output).resolve().parent
+    where = [Listed(name, f"file-{i}", _href(name, page_dir))
+             for i, name in enumerate(args.files, 1)]
     bad = sum(len(r["violations"]) for r in records)
-    _write(args, rulings_summary(records, lang, lang.label("summary_check")))
+    _write(args, rulings_summary(zip(where, records, strict=True), lang,
+                                 lang.label("summary_check"),
+                                 ", ".join(args.files), seconds))
     return 1 if bad else 0
+
+
+def _href(name: str, page_dir: Path) -> str | None:
+    """A link from the page to an input file (none for standard input)."""
+    import os
+    from urllib.parse import quote
+
+    if name == "-":
+        return None
+    return quote(os.path.relpath(Path(name).resolve(), page_dir).replace(os.sep, "/"))
 
 
 def check_page_options(args: argparse.Namespace) -> None:
@@ -475,12 +569,30 @@ def check_page_options(args: argparse.Namespace) -> None:
                                        "OUT.jsonl to read the rulings back from")])
 
 
-def batch_summary_file(jsonl: str, html: str, lang_code: str) -> None:
-    """The summary page of a batch output file (``batch -o OUT.jsonl --html PAGE``)."""
+def batch_summary_file(jsonl: str, html: str, lang_code: str, source: str = "",
+                       seconds: float | None = None) -> None:
+    """The summary page of a batch output file (``batch IN -o OUT.jsonl --html PAGE``):
+    output line N answers input line N, whose text the page shows for each violation
+    or choice it lists."""
     lang = language(lang_code)
-    with open(jsonl, encoding="utf-8") as stream:
-        records = (json.loads(line) for line in stream if line.strip())
-        text = rulings_summary(records, lang, lang.label("summary_batch"))
+    href = _href(source, Path(html).resolve().parent) if source else None
+    with contextlib.ExitStack() as stack:
+        from .output import whole_lines
+
+        stream = (line.decode("utf-8") for line in whole_lines(jsonl))  # .gz too
+        inputs: Iterable[bytes | None] = iter(())
+        if source and source != "-":
+            from .lines import open_input
+
+            inputs = stack.enter_context(open_input(source))
+        records = (
+            (Listed(f"{source or 'line'}:{n}", f"line-{n}", href,
+                    raw.decode("utf-8", "replace").rstrip("\r\n")
+                    if isinstance(raw, bytes) else None), json.loads(line))
+            for n, (line, raw) in enumerate(itertools.zip_longest(stream, inputs), 1)
+            if line is not None and line.strip())
+        text = rulings_summary(records, lang, lang.label("summary_batch"), source or None,
+                               seconds)
     Path(html).write_text(text, encoding="utf-8")
     print(f"wrote {html}", file=sys.stderr)
 

@@ -1,7 +1,7 @@
 """What long-running commands tell a person: a progress bar, a summary, exit codes.
 
-The bar (tqdm: count, rate, ETA when the total is known) goes to standard error and
-only when that is a terminal; pipes and logs get the one-line summary alone.
+The bar (tqdm: whole lines counted, rate, ETA when the total is known) goes to standard
+error and only when that is a terminal; pipes and logs get the one-line summary alone.
 """
 
 from __future__ import annotations
@@ -10,10 +10,14 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-OK, SOME_ERRORS, USAGE = 0, 1, 2
+OK, SOME_ERRORS, USAGE, WRITE_FAILED = 0, 1, 2, 3
 EXIT_CODES = ("exit codes: 0 every snapshot judged; 1 some lines became error records; "
-              "2 usage error or unreadable input/output; 130 or 143 stopped by SIGINT "
-              "(Ctrl-C) or SIGTERM, with the lines so far written whole")
+              "2 usage error, unreadable input, an output that cannot be opened or is "
+              "being written by another run, or --resume on another input's output "
+              "(nothing written); 3 the output could not be written to the end (disk full, "
+              "file size limit, I/O error), its lines so far left whole for --resume; 130 "
+              "or 143 stopped by SIGINT (Ctrl-C) or SIGTERM, with the lines so far "
+              "written whole")
 
 T = TypeVar("T")
 
@@ -28,7 +32,7 @@ class Bar:
         if show:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
+            self._bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=False,
                              file=sys.stderr, dynamic_ncols=True, smoothing=0.1, leave=False)
 
     def update(self, n: int = 1) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from .facts import PLAIN_CLOCK, Clock, Names, default_now
 from .solve import Atom
+from .validate import shown
 
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
 
@@ -38,7 +39,9 @@ VIA: dict[str, tuple[str, str, str]] = {
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
                              "e", "e"),
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
+    "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
+    "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
     "choice": ("an open choice for {a}", "p", "n"),
@@ -335,10 +338,15 @@ def violation(rule: str, code: str, x: int, y: int, names: Names,
 def claim_message(claim: dict[str, Any], number: int, ruling: Ruling) -> str:
     """Say what a contradicted claim said and what the rules derive instead."""
     obj = ruling.objects.get(claim["object"])
-    parts = [f"{fact} {claim[fact]!r}, the rules give {getattr(obj, fact)!r}"
+    parts = [f"{fact} {_player(claim[fact])}, the rules give {_player(getattr(obj, fact))}"
              for fact in ("owner", "controller") if fact in claim and obj
              and claim[fact] != getattr(obj, fact)]
     return f"claim #{number} about {claim['object']}: " + "; ".join(parts)
+
+
+def _player(who: str | None) -> str:
+    """A player in a message: the id as JSON shows it, or "nobody"."""
+    return "nobody" if who is None else shown(who)
 
 
 def controller_at(history: dict[int, str | None], at: int) -> str | None:

@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from . import catalog, validate
 from .api import InputError, adjudicate
 from .ruling import Ruling, controller_at
+from .validate import shown
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -71,7 +72,7 @@ def schema_problems(data: object) -> list[str]:
         if err.validator == "additionalProperties":
             allowed = sorted(err.schema.get("properties", {}))
             extra = sorted(set(err.instance) - set(allowed), key=str)
-            found.append(f"{_where(err.path)}: unknown key(s) {', '.join(map(repr, extra))}; "
+            found.append(f"{_where(err.path)}: unknown key(s) {', '.join(map(shown, extra))}; "
                          f"expected one of {', '.join(allowed)}")
         else:
             found.append(f"{_where(err.path)}: {err.message}")
@@ -101,7 +102,7 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
 
     def need(where: str, value: object, known: set[str], what: str) -> None:
         if value is not None and str(value) not in known:
-            found.append(f"{where}: {value!r} is not {what} of the snapshot")
+            found.append(f"{where}: {shown(value)} is not {what} of the snapshot")
 
     def check(part: dict[str, Any], at: str) -> None:
         for oid, fields in (part.get("objects") or {}).items():
@@ -110,7 +111,7 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
                 need(f"{at}.objects.{oid}.{fact}", (fields or {}).get(fact), players, "a player")
             for t, who in ((fields or {}).get("controller_at") or {}).items():
                 if not isinstance(t, int) and not str(t).lstrip("-").isdigit():
-                    found.append(f"{at}.objects.{oid}.controller_at: {t!r} is not a timestamp")
+                    found.append(f"{at}.objects.{oid}.controller_at: {shown(t)} is not a timestamp")
                 need(f"{at}.objects.{oid}.controller_at.{t}", who, players, "a player")
         for aid, fields in (part.get("abilities") or {}).items():
             need(f"{at}.abilities", aid, objects, "an ability id")
@@ -183,15 +184,27 @@ def expectations(scenario: Scenario, version: str) -> dict[str, Any]:
     return expect
 
 
-def run(scenario: Scenario, changes: Sequence[str] = ()) -> Iterator[tuple[str, list[str]]]:
-    """Judge the scenario under each of its versions: (version, mismatches)."""
-    for wanted in scenario.versions:
+def run(scenario: Scenario, changes: Sequence[str] = (), rules: str | None = None
+        ) -> Iterator[tuple[str, list[str]]]:
+    """Judge the scenario under each of its versions (or under ``rules`` alone):
+    (version, mismatches)."""
+    for version, result in judged(scenario, changes, rules):
+        if isinstance(result, Ruling):
+            yield version, mismatches(result, expectations(scenario, version))
+        else:
+            yield version, result
+
+
+def judged(scenario: Scenario, changes: Sequence[str] = (), rules: str | None = None
+           ) -> Iterator[tuple[str, Ruling | list[str]]]:
+    """The ruling under each version (or the problems of a bad snapshot)."""
+    for wanted in [rules] if rules is not None else scenario.versions:
         try:
             ruling = adjudicate(scenario.snapshot, rules=wanted, changes=changes)
         except InputError as err:
             yield str(wanted), [f"bad snapshot: {p}" for p in err.problems]
             continue
-        yield ruling.rules, mismatches(ruling, expectations(scenario, ruling.rules))
+        yield ruling.rules, ruling
 
 
 def _same_set(a: object, b: object) -> bool:
@@ -202,6 +215,10 @@ def _same_set(a: object, b: object) -> bool:
 
 def _entry_matches(want: dict[str, Any], got: dict[str, Any]) -> bool:
     return all(_same_set(value, got.get(key)) for key, value in want.items())
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
@@ -216,7 +233,8 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
             continue
         for fact in FACTS:
             if fact in fields and fields[fact] != obj[fact]:
-                found.append(f"objects.{oid}.{fact}: expected {fields[fact]!r}, got {obj[fact]!r}")
+                found.append(f"objects.{oid}.{fact}: expected {shown(fields[fact])}, "
+                             f"got {shown(obj[fact])}")
         rules = {b["rule"] for b in obj["because"]}
         for rule in fields.get("cites", []):
             if str(rule) not in rules:
@@ -224,30 +242,29 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
         vias = [b["via"] for b in obj["because"]]
         for text in fields.get("via", []):
             if not any(str(text) in v for v in vias):
-                found.append(f"objects.{oid}.via: no because mentions {text!r}")
+                found.append(f"objects.{oid}.via: no because mentions {shown(text)}")
         for at, player in (fields.get("controller_at") or {}).items():
             actual = controller_at(obj["history"], int(at))
             if actual != player:
-                found.append(f"objects.{oid}.controller_at.{at}: expected {player!r}, "
-                             f"got {actual!r}")
+                found.append(f"objects.{oid}.controller_at.{at}: expected {shown(player)}, "
+                             f"got {shown(actual)}")
     for aid, fields in (expect.get("abilities") or {}).items():
         actual = got["abilities"].get(str(aid), {}).get("may_activate")
         if "may_activate" in fields and fields["may_activate"] != actual:
-            found.append(f"abilities.{aid}.may_activate: expected {fields['may_activate']!r}, "
-                         f"got {actual!r}")
+            found.append(f"abilities.{aid}.may_activate: expected "
+                         f"{shown(fields['may_activate'])}, got {shown(actual)}")
     for key in ("planar_controller", "controlled_players", "left_game"):
         if key in expect and (expect[key] or None) != (got[key] or None):
-            found.append(f"{key}: expected {expect[key]!r}, got {got[key]!r}")
+            found.append(f"{key}: expected {_json(expect[key])}, got {_json(got[key])}")
     for key in ("choices", "violations"):
         if key not in expect:
             continue
         wanted = expect[key] or []
         if not wanted and got[key]:
-            found.append(f"{key}: expected none, got {json.dumps(got[key], ensure_ascii=False)}")
+            found.append(f"{key}: expected none, got {_json(got[key])}")
         for entry in wanted:
             if not any(_entry_matches(entry, g) for g in got[key]):
-                found.append(f"{key}: no entry matches {entry!r}; got "
-                             f"{json.dumps(got[key], ensure_ascii=False)}")
+                found.append(f"{key}: no entry matches {_json(entry)}; got {_json(got[key])}")
     return found
 
 
@@ -259,35 +276,186 @@ def scenario_files(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def run_paths(paths: Sequence[Path], changes: Sequence[str] = ()) -> int:
+def selected(files: Sequence[Path], pattern: str | None) -> list[Path]:
+    """The files whose path or intent contains ``pattern`` (any case); all without one.
+    A file that cannot be read as a scenario is kept (it is then reported)."""
+    if pattern is None:
+        return list(files)
+    low = pattern.lower()
+
+    def matches(path: Path) -> bool:
+        if low in str(path).lower():
+            return True
+        try:
+            return low in load_scenario(path).intent.lower()
+        except ScenarioError:
+            return True
+    return [p for p in files if matches(p)]
+
+
+def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str | None = None,
+              rules: str | None = None, update: bool = False) -> int:
     """``mtgcontrol test``: run scenario files, print failures with their diffs.
 
-    Exit 1 if any scenario fails or is not a valid scenario file, 2 if a path does
-    not exist or there is no scenario file at all (a test run that checks nothing)."""
+    ``pattern`` keeps the files whose path or intent contains it; ``rules`` judges
+    every scenario under that version instead of its own; ``update`` rewrites the
+    expectations that no longer match (after a deliberate rules change) and prints
+    each file's diff.  A progress bar is shown on a terminal.  Exit 1 if any scenario
+    fails (without ``update``) or is not a valid scenario file, 2 if a path does not
+    exist or no scenario file is selected (a test run that checks nothing)."""
+    from .progress import Bar
+
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         print(f"ERROR no such file or folder: {', '.join(missing)}")
         return 2
-    files = scenario_files(paths)
+    files = selected(scenario_files(paths), pattern)
     if not files:
-        print(f"ERROR no scenario files (*.yaml) under {', '.join(map(str, paths))}")
+        also = f" matching {shown(pattern)}" if pattern is not None else ""
+        print(f"ERROR no scenario files (*.yaml){also} under {', '.join(map(str, paths))}")
         return 2
-    passed = failed = 0
-    for path in files:
-        try:
-            scenario = load_scenario(path)
-        except ScenarioError as err:
-            print(f"ERROR {err}")
-            failed += 1
-            continue
-        for version, problems in run(scenario, changes):
-            if problems:
+    passed = failed = updated = 0
+    with Bar(len(files), unit="file") as bar:
+        for path in files:
+            bar.update()
+            try:
+                scenario = load_scenario(path)
+            except ScenarioError as err:
+                print(f"ERROR {err}")
                 failed += 1
-                print(f"FAIL {path} [{version}]: {scenario.intent}")
-                for line in problems:
-                    print(f"    {line}")
-            else:
-                passed += 1
-    print(f"{passed} passed, {failed} failed")
+                continue
+            if update:
+                diff = rewrite(scenario, changes)
+                if diff:
+                    updated += 1
+                    print(diff, end="")
+                continue
+            for version, problems in run(scenario, changes, rules):
+                if problems:
+                    failed += 1
+                    print(f"FAIL {path} [{version}]: {scenario.intent}")
+                    for line in problems:
+                        print(f"    {line}")
+                else:
+                    passed += 1
+    if update:
+        print(f"{updated} file(s) updated, {len(files) - updated - failed} unchanged"
+              + (f", {failed} not valid" if failed else ""))
+    else:
+        print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
+
+def rewrite(scenario: Scenario, changes: Sequence[str] = ()) -> str:
+    """Rewrite the file's ``expect`` so that it matches the rulings; the unified diff
+    of the file ("" when nothing changed).  Only what the expectations already say is
+    rewritten, for each version in the part that version reads (the common part when
+    the scenario has one version, else ``by_version``)."""
+    import difflib
+
+    expect = copy.deepcopy(scenario.expect)
+    for version, ruling in judged(scenario, changes):
+        if not isinstance(ruling, Ruling):
+            continue
+        wanted = expectations(scenario, version)
+        if not mismatches(ruling, wanted):
+            continue
+        fixed = matching(ruling, wanted)
+        if len(scenario.versions) == 1:
+            expect.update({k: v for k, v in fixed.items() if k != "by_version"})
+        else:
+            common = {k: v for k, v in scenario.expect.items() if k != "by_version"}
+            expect.setdefault("by_version", {})[version] = _over(fixed, common)
+    if expect == scenario.expect:
+        return ""
+    old = scenario.path.read_text(encoding="utf-8")
+    new = replace_expect(old, expect)
+    scenario.path.write_text(new, encoding="utf-8")
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                        str(scenario.path), str(scenario.path)))
+
+
+def matching(ruling: Ruling, expect: dict[str, Any]) -> dict[str, Any]:
+    """``expect`` with every value it states replaced by the ruling's."""
+    got = ruling.to_dict()
+    out = copy.deepcopy(expect)
+    for oid, fields in list((out.get("objects") or {}).items()):
+        obj = got["objects"].get(str(oid))
+        if obj is None:
+            del out["objects"][oid]
+            continue
+        for fact in FACTS:
+            if fact in fields:
+                fields[fact] = obj[fact]
+        rules = sorted({b["rule"] for b in obj["because"]})
+        if "cites" in fields:
+            fields["cites"] = [r for r in fields["cites"] if str(r) in rules] or rules
+        if "via" in fields:
+            vias = [b["via"] for b in obj["because"]]
+            fields["via"] = [t for t in fields["via"] if any(str(t) in v for v in vias)]
+        for at in fields.get("controller_at") or {}:
+            fields["controller_at"][at] = controller_at(obj["history"], int(at))
+    for aid, fields in (out.get("abilities") or {}).items():
+        if "may_activate" in fields:
+            fields["may_activate"] = got["abilities"].get(str(aid), {}).get("may_activate")
+    for key in ("planar_controller", "controlled_players", "left_game"):
+        if key in out:
+            out[key] = got[key]
+    for key in ("choices", "violations"):
+        if key in out:
+            keys = {k for entry in out[key] or () for k in entry} or None
+            out[key] = [{k: v for k, v in entry.items() if keys is None or k in keys}
+                        for entry in got[key]]
+    return out
+
+
+def _over(expect: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
+    """The part of ``expect`` that differs from ``common`` (field by field for objects and
+    abilities, as ``expectations`` merges them)."""
+    out: dict[str, Any] = {}
+    for key, value in expect.items():
+        if key in ("objects", "abilities"):
+            ids = {}
+            for oid, fields in value.items():
+                old = (common.get(key) or {}).get(oid) or {}
+                changed = {f: v for f, v in fields.items() if old.get(f) != v}
+                if changed:
+                    ids[oid] = changed
+            if ids:
+                out[key] = ids
+        elif key != "by_version" and common.get(key) != value:
+            out[key] = value
+    return out
+
+
+def _flow(value: object) -> str:
+    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, sort_keys=False,
+                          width=1 << 30).strip()
+    return text.removesuffix("...").strip()
+
+
+def _expect_lines(part: dict[str, Any], depth: int = 1, versions: bool = False
+                  ) -> list[str]:
+    """A scenario's hand-written layout: nested blocks down to each object or version,
+    each object's expectations on one flow line."""
+    lines = []
+    for key, value in part.items():
+        pad = "  " * depth
+        if isinstance(value, dict) and value and (
+                versions or key in ("objects", "abilities", "by_version")):
+            lines.append(f"{pad}{_flow(key)}:")
+            lines += _expect_lines(value, depth + 1, key == "by_version" and not versions)
+        else:
+            lines.append(f"{pad}{_flow(key)}: {_flow(value)}")
+    return lines
+
+
+def replace_expect(text: str, expect: dict[str, Any]) -> str:
+    """The scenario file's text with its top-level ``expect:`` block replaced (the
+    intent, the snapshot and their layout kept as they are)."""
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith("expect:"))
+    last = next((i for i in range(first + 1, len(lines))
+                 if lines[i][:1] not in (" ", "\t", "\n", "#", "")), len(lines))
+    block = "\n".join(["expect:", *_expect_lines(expect)]) + "\n"
+    return "".join(lines[:first]) + block + "".join(lines[last:])

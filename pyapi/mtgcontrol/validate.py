@@ -157,12 +157,17 @@ def _show(value: object) -> str:
     return _escape_invisible(f"a Python {type(value).__name__}"[: SHOWN_CHARS + 9])
 
 
+shown = _show
+"""``_show`` for other modules' messages: a value as JSON shows it, never a Python repr."""
+
+
 def _describe(value: object) -> str:
     """Like `_show`, naming the JSON type where the value alone could mislead."""
     if isinstance(value, str):
         return f"the string {_show_str(value)}"
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"the number {_show(value)}"
+        shown = _show(value)
+        return shown if shown.startswith("a ") else f"the number {shown}"
     return _show(value)
 
 
@@ -216,13 +221,18 @@ _Validator = extend(
 )
 
 
+_INT32 = (-(2**31), 2**31 - 1)
+
+
 @cache
 def _compiled() -> Any:
     return jsonschema_rs.validator_for(json.loads(_schema_text()))
 
 
 def _quick_valid(doc: object) -> bool:
-    """True when the compiled schema (jsonschema-rs) accepts ``doc`` and it holds no float.
+    """True when the compiled schema (jsonschema-rs) accepts ``doc`` and it holds no float
+    and no integer outside 32 bits (jsonschema-rs passes an integer too long for 64 bits
+    whatever its bounds; jsonschema compares Python integers exactly).
 
     Only a True answer is trusted; anything else goes through jsonschema, which decides.
     """
@@ -234,7 +244,8 @@ def _quick_valid(doc: object) -> bool:
     stack: list[object] = [doc]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
+        if isinstance(item, float) or (isinstance(item, int)
+                                       and not _INT32[0] <= item <= _INT32[1]):
             return False
         if isinstance(item, dict):
             stack.extend(item.values())
@@ -256,8 +267,34 @@ def _validator() -> Any:
 
 
 def _schema_problems(doc: object) -> Iterator[tuple[Path, str]]:
-    for error in _validator().iter_errors(doc):
+    for error in _validator().iter_errors(_tamed(doc)):
         yield from _convert(error)
+
+
+class _Huge(int):
+    """An integer too long to print (jsonschema's messages print the instance)."""
+
+    def __repr__(self) -> str:
+        try:
+            return int.__repr__(self)
+        except ValueError:  # more digits than Python will convert
+            return "a very large integer"
+
+    __str__ = __repr__
+
+
+def _tamed(value: object) -> object:
+    """``value`` with every integer outside 64 bits made a `_Huge` (a copy if any is)."""
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            not -(2**63) <= value < 2**63:
+        return _Huge(value)
+    if isinstance(value, dict):
+        tamed = {k: _tamed(v) for k, v in value.items()}
+        return value if all(tamed[k] is v for k, v in value.items()) else tamed
+    if isinstance(value, list):
+        items = [_tamed(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
 
 
 _TYPE_WORDS = {
@@ -497,6 +534,7 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
                     (*here, *fields),
                     (f"the id of another object (an object cannot {verb}), got {_show(value)}"),
                 )
+        yield from _phasing_order(obj.get("phasing", []), here)
         control_effect = obj.get("entered", {}).get("spell_control_effect")
         if control_effect is not None and control_effect not in effects:
             yield (
@@ -540,3 +578,22 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
 
 def _again(what: str, value: str, first: Path) -> str:
     return f"a unique {what}, got {_show(value)} again (first at {_format_path(first)})"
+
+
+def _phasing_order(phasing: list[dict], here: Path) -> Iterator[tuple[Path, str]]:
+    """``phasing`` (702.26): out, in, out, ... strictly in time order; only the last entry
+    may lack ``in_at`` (the permanent is phased out now)."""
+    last: tuple[int, Path] | None = None
+    for j, phase in enumerate(phasing):
+        for key in ("out_at", "in_at"):
+            if key not in phase:
+                if j + 1 < len(phasing):
+                    yield ((*here, "phasing", j),
+                           "an \"in_at\" time (only the last entry may be still phased out), "
+                           f"got {_show(phase)}")
+                continue
+            where: Path = (*here, "phasing", j, key)
+            if last is not None and phase[key] <= last[0]:
+                yield (where, f"a time later than {last[0]} at {_format_path(last[1])} "
+                              f"(phasing is listed in time order), got {phase[key]}")
+            last = (phase[key], where)

@@ -94,6 +94,8 @@ _IN = [
     Input("tapped_since", "Sot", "$.objects[].tapped_since", ("611.2b",)),
     Input("face_down", "So", "$.objects[].face_down", ("109.4d", "901.6")),
     Input("turned_face_up_at", "Sot", "$.objects[].turned_face_up_at", ("613.7f", "613.7h")),
+    Input("phased_out", "Sot", "$.objects[].phasing[].out_at", ("702.26",)),
+    Input("phased_in", "Sot", "$.objects[].phasing[].in_at", ("702.26",)),
     Input("start", "Socp", "$.objects[].start.zone, .player", ("108.3", "108.3b", "901.6")),
     Input("brought_in_by", "Sop", "$.objects[].brought_in_by", ("108.3",)),
     Input("legal_owner", "Sop", "$.objects[].legal_owner", ("108.3b",)),

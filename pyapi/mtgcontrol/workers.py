@@ -11,8 +11,11 @@ bytes: a ruling does not depend on what the process judged before).  When a
 worker dies (killed by a signal, out of memory) its chunk is judged again, first whole,
 then line by line; when a chunk takes longer than the time limit its worker is killed
 and its lines are judged one by one, each with the full limit, so that only the line
-that is really too slow becomes an error record.  Results come back in input order,
-each line exactly once.
+that is really too slow becomes an error record.  The limit counts the worker's CPU
+time (read from /proc; wall-clock time where that cannot be read, and ten times the
+limit in wall-clock time in any case), so a loaded machine does not turn a slow
+snapshot into an error record: the output does not depend on the load.  Results come
+back in input order, each line exactly once.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
 from .lines import Line
@@ -46,6 +50,12 @@ PRELOAD = ["mtgcontrol.preload"]
 """What the fork server imports once for every worker it forks (the package, warmed)."""
 START_FAILURES = 3
 """Workers in a row that die before they are ready: then give up."""
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+POLL = 0.5
+"""Seconds between two looks at the CPU time of busy workers."""
+WALL_FACTOR = 10
+"""A job also times out after this many times the limit in wall-clock seconds (a worker
+stuck without using the CPU)."""
 
 
 class WorkersFailed(RuntimeError):
@@ -66,7 +76,23 @@ class Worker:
     ready: bool = False
     job: Job | None = None
     started: float = 0.0
+    cpu_started: float = 0.0
     jobs_done: int = 0
+
+    def cpu(self) -> float | None:
+        """CPU seconds this worker process has used (Linux /proc), None where unknown."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1]
+            utime, stime = fields.split()[11:13]
+        except (OSError, IndexError, ValueError):
+            return None
+        return (int(utime) + int(stime)) / TICKS
+
+    def used(self, now: float) -> float:
+        """Time its job has taken: CPU seconds where they can be read (a loaded machine
+        does not make a snapshot time out), else wall-clock seconds."""
+        cpu = self.cpu()
+        return now - self.started if cpu is None else cpu - self.cpu_started
 
 
 def peak_bytes() -> int:
@@ -75,13 +101,19 @@ def peak_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
 
 
-def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str]) -> None:
+def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str],
+           ceiling: int | None = None) -> None:
     """A worker's life: judge what comes until told to stop or the parent is gone;
     each chunk's results go back with the worker's peak memory so far.
 
     ``environ`` is the parent's environment now (a fork server's is the one it started
-    with): settings such as ``MTGCONTROL_CATALOG`` are read from it."""
+    with): settings such as ``MTGCONTROL_CATALOG`` are read from it.  ``ceiling``: bytes
+    of data memory the process may hold (RLIMIT_DATA, enforced by the kernel while
+    judging: an allocation over it fails, and the snapshot becomes an error record)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if ceiling is not None:
+        limit = getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)
+        resource.setrlimit(limit, (ceiling, ceiling))
     if os.environ != environ:
         os.environ.clear()
         os.environ.update(environ)
@@ -108,6 +140,8 @@ class Pool:
     failed: Failed
     memory_limit: int | None = None
     """Bytes of peak memory after which a worker is replaced (None: never)."""
+    ceiling: int | None = None
+    """Bytes of data memory a worker may hold at any time (None: no limit)."""
     warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     workers: list[Worker] = field(default_factory=list)
     _start_failures: int = 0
@@ -125,7 +159,7 @@ class Pool:
     def _spawn(self) -> None:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings,
-                                                        dict(os.environ)),
+                                                        dict(os.environ), self.ceiling),
                                     daemon=True, name="mtgcontrol-worker")
         process.start()
         theirs.close()
@@ -195,14 +229,12 @@ class Pool:
             if worker.ready and worker.job is None and queue:
                 worker.job = queue.popleft()
                 worker.started = time.monotonic()
+                worker.cpu_started = worker.cpu() or 0.0
                 worker.conn.send(worker.job.lines)
 
     def _step(self, queue: deque[Job], partial: dict[int, dict[int, Result]]) -> None:
-        now = time.monotonic()
         busy = [w for w in self.workers if w.job is not None]
-        wait_for = min((w.started + self.timeout - now for w in busy), default=None)
-        ready = wait([w.conn for w in self.workers],
-                     timeout=None if wait_for is None else max(wait_for, 0.0))
+        ready = wait([w.conn for w in self.workers], timeout=POLL if busy else None)
         for worker in [w for w in self.workers if w.conn in ready]:
             try:
                 message = worker.conn.recv()
@@ -225,7 +257,8 @@ class Pool:
                 self._spawn()
         now = time.monotonic()
         for worker in [w for w in self.workers if w.job is not None]:
-            if now - worker.started >= self.timeout:
+            if worker.used(now) >= self.timeout or \
+                    now - worker.started >= self.timeout * WALL_FACTOR:
                 self._timed_out(worker, queue, partial)
 
     def _died(self, worker: Worker, queue: deque[Job], partial: dict[int, dict[int, Result]]
@@ -254,8 +287,12 @@ class Pool:
             queue.appendleft(Job(job.chunk, job.lines, attempt=1))
         else:
             line = job.lines[0]
+            limit = "" if self.ceiling is None else (
+                f"; it may have reached the worker memory limit of {self.ceiling >> 20} MB, "
+                "--max-memory")
             partial[job.chunk][line[0]] = self.failed(
-                line, f"a snapshot the engine can judge; the worker judging it died twice ({how})")
+                line, f"a snapshot the engine can judge; the worker judging it died twice "
+                      f"({how}{limit})")
 
     def _timed_out(self, worker: Worker, queue: deque[Job],
                    partial: dict[int, dict[int, Result]]) -> None:
@@ -268,4 +305,5 @@ class Pool:
         else:
             line = job.lines[0]
             partial[job.chunk][line[0]] = self.failed(
-                line, f"a snapshot judged within the time limit (--timeout {self.timeout:g} s)")
+                line, f"a snapshot judged within the time limit (--timeout {self.timeout:g} s "
+                      "of CPU time)")

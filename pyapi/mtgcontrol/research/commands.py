@@ -10,7 +10,7 @@ from typing import Any
 from .. import catalog
 from ..api import InputError
 from .gen import Bounds
-from .impact import _numbered, impact_corpus, impact_exhaustive
+from .impact import impact_corpus, impact_exhaustive
 from .reports import impact_text
 
 # ---------------------------------------------------------------------------------
@@ -63,15 +63,13 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
             raise InputError([_usage("--enumerate", "only with --exhaustive")])
         if args.corpus is None:
             raise InputError([_usage("CORPUS.jsonl", "a corpus file (or '-'), or --exhaustive")])
-        try:
-            stream = sys.stdin.buffer if args.corpus == "-" else open(  # noqa: SIM115
-                args.corpus, "rb")
-        except OSError as err:
-            raise InputError([_usage(args.corpus, f"a readable file ({err.strerror})")]) from None
-        try:
-            from ..progress import counted  # a progress bar on a terminal
+        from ..lines import count_lines, numbered, open_input
+        from ..progress import counted  # a progress bar on a terminal
 
-            report = impact_corpus(counted(_numbered(stream)), v1, v2, changes,
+        stream = open_input(args.corpus)
+        try:
+            total = count_lines(args.corpus) if sys.stderr.isatty() else None
+            report = impact_corpus(counted(numbered(stream), total), v1, v2, changes,
                                    args.batch_size)
         finally:
             if stream is not sys.stdin.buffer:
@@ -80,7 +78,7 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(impact_text(report))
-    return 0
+    return 1 if report.errors else 0  # as batch and check: some lines could not be judged
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
@@ -103,10 +101,15 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
             raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
                              ) from None
     threads = DEFAULT_THREADS if args.threads is None else args.threads
-    verdicts = verify_all(_bounds(args), versions, invariants or builtin_invariants(), changes,
-                          _progress(args), threads, args.time_limit)
+    if not invariants:
+        invariants = builtin_invariants()
+        if args.check_locality:  # the lemma matters for the invariants searched by cones
+            invariants = [i for i in invariants if i.cones]
+    verdicts = verify_all(_bounds(args), versions, invariants, changes, _progress(args),
+                          threads, args.time_limit, args.check_locality)
     if args.format == "json":
         print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
+                          "check": "locality" if args.check_locality else "invariants",
                           "verdicts": [v.to_dict() for v in verdicts]},
                          indent=2, ensure_ascii=False))
     else:

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import catalog
-from ..api import ErrorRecord, InputError, adjudicate_many, parse_json
+from ..api import ErrorRecord, adjudicate_many, own_id
 from ..validate import problems
 from .gen import Bounds, _batches, generate
 from .reports import ImpactReport
@@ -18,25 +18,17 @@ from .views import Sides, compare, judge_pairs, show_value
 # Impact over a corpus
 
 
-def _numbered(stream: Iterable[bytes]) -> Iterator[tuple[int, str | None]]:
-    """Non-blank lines with their numbers; None for a line that is not UTF-8."""
-    for number, raw in enumerate(stream, 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            yield number, None
-            continue
-        if line.strip():
-            yield number, line
-
-
-def impact_corpus(lines: Iterable[tuple[int, str | None]], v1: catalog.Version,
+def impact_corpus(lines: Iterable[tuple[int, bytes | str]], v1: catalog.Version,
                   v2: catalog.Version, changes: Sequence[str] = (),
                   batch_size: int = 500) -> ImpactReport:
-    """Judge every valid line under both sides; bad lines become error records."""
+    """Judge every valid line under both sides; bad lines become error records, read
+    and worded as batch words them (``batch.read_line``)."""
+    from ..batch import Settings, read_line
+
     report = ImpactReport(v1.name, v2.name, bool(changes), "corpus")
     sides = Sides.of(v1, v2, changes)
     start = time.perf_counter()
+    settings = Settings()
     batch: list[tuple[int, str | None, dict[str, Any]]] = []
 
     def flush() -> None:
@@ -47,34 +39,23 @@ def impact_corpus(lines: Iterable[tuple[int, str | None]], v1: catalog.Version,
         report.judged += len(batch)
         batch.clear()
 
-    for number, line in lines:
-        where = f"line {number}"
-        if line is None:
-            report.errors.append({"id": where, "line": number, "error": [
-                {"path": "$", "expected": "a line of UTF-8 text"}]})
+    for number, raw in lines:
+        doc = read_line((number, raw), settings)
+        if isinstance(doc, ErrorRecord):
+            report.errors.append(doc.to_dict())
             continue
-        try:
-            doc = parse_json(line, where)
-        except InputError as err:
-            report.errors.append(_error(where, number, err.problems))
-            continue
-        found = problems(doc, where)
+        found = problems(doc, f"line {number}")
         if found:
-            report.errors.append(_error(where, number, found))
+            report.errors.append(ErrorRecord(found[0].snapshot, found, number, own_id(doc))
+                                 .to_dict())
             continue
-        name = doc.get("id") if isinstance(doc.get("id"), str) else None
-        batch.append((number, name, doc))
+        batch.append((number, own_id(doc), doc))
         if len(batch) >= batch_size:
             flush()
     if batch:
         flush()
     report.seconds = time.perf_counter() - start
     return report
-
-
-def _error(name: str, line: int, found: Sequence[Any]) -> dict[str, Any]:
-    return {"id": found[0].snapshot if found else name, "line": line,
-            "error": [{"path": p.path, "expected": p.expected} for p in found]}
 
 
 def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,

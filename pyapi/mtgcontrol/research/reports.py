@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..facts import Names
+from ..text import escaped
 from .views import Difference, Kind, show_value
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ class ImpactReport:
     # Set when a time limit stopped an exhaustive search: every kind with a
     # witness of up to this many objects + effects was found, larger ones maybe not.
     exhausted_upto: int | None = None
+    # How an exhaustive search looked: "cone" (snapshots that are one rooted cone,
+    # differences about the root), "snapshot" (connected snapshots) or "" (enumeration).
+    searched: str = ""
 
     def to_side(self) -> str:
         return self.to_version + (" + proposal" if self.proposal else "")
@@ -107,6 +111,19 @@ class ImpactReport:
             return tuple(tuple(x) for x in r.witness["cause"])  # type: ignore[return-value]
         return max(r.causes.items(), key=lambda kv: (kv[1], kv[0]))[0]
 
+    def verdict_line(self) -> str:
+        """The last line of an exhaustive report: exhausted, or undecided beyond size N."""
+        where = "cones" if self.searched == "cone" else "snapshots"
+        kinds = f"{len(self.kinds)} kind(s) of difference"
+        if self.exhausted_upto is not None:
+            return (f"undecided beyond size {self.exhausted_upto}: {kinds} found; every kind "
+                    f"with a witness among the {where} of up to {self.exhausted_upto} "
+                    "objects + effects is above, larger ones may be missing (time limit)")
+        b = self.bounds
+        return (f"exhausted: {kinds}, every kind with a witness among the {where} within "
+                f"the bounds ({b['players']} players, {b['objects']} objects, "
+                f"{b['effects']} effects)")
+
     def to_dict(self) -> dict[str, Any]:
         v1, v2 = self.from_version, self.to_side()
         out: dict[str, Any] = {
@@ -117,6 +134,9 @@ class ImpactReport:
             out["bounds"] = self.bounds
             out["per_size"] = self.per_size
             out["complete"] = self.exhausted_upto is None
+            out["verdict"] = self.verdict_line()
+            if self.searched:
+                out["searched"] = self.searched
             if self.exhausted_upto is not None:
                 out["exhausted_upto"] = self.exhausted_upto
         if self.mode == "corpus" or self.errors:
@@ -200,7 +220,7 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         out.append(f"{len(report.errors)} line(s) could not be judged")
         for err in report.errors[:limit]:
             first = err["error"][0] if err["error"] else {"path": "$", "expected": "?"}
-            name = f" ({err['id']})" if err["id"] != f"line {err['line']}" else ""
+            name = f" ({err['id']})" if err.get("id") else ""
             out.append(f"  line {err['line']}{name}: {first['path']}: expected "
                        f"{first['expected']}")
         if len(report.errors) > limit:
@@ -229,7 +249,10 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
         pairs |= {(x, y) for x, y in zip(a, b, strict=False) if x != y}
     if pairs:
         out.append("  " + ", ".join(f"{a} -> {b}" for (a, b) in sorted(pairs)))
-    return "\n".join(out)
+    if report.bounds:
+        out.append("")
+        out.append(report.verdict_line())
+    return "\n".join(escaped(line) for line in out)  # a corpus id may hold a newline
 
 
 def _kind_lines(report: ImpactReport, r: KindReport, limit: int) -> list[str]:

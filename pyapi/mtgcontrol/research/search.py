@@ -37,6 +37,7 @@ from clingo import ast
 from .. import catalog
 from ..engine import replace_show
 from ..facts import Names, default_now, snapshot_facts
+from ..interrupts import ground
 from ..solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
 from .impact import _explain_witnesses
@@ -82,11 +83,17 @@ def search_file(name: str) -> str:
 
 @dataclass(frozen=True)
 class Invariant:
-    """An ASP file deriving ``fail(S,What,X)`` when the invariant fails."""
+    """An ASP file deriving ``fail(S,What,X)`` when the invariant fails; ``cones``:
+    the file says ``% locality: cone`` (verify searches it by rooted cones, which
+    `verify --check-locality` checks is sound)."""
 
     name: str
     summary: str
     text: str
+
+    @property
+    def cones(self) -> bool:
+        return any(line.strip() == "% locality: cone" for line in self.text.splitlines())
 
 
 def _summary(text: str) -> str:
@@ -163,10 +170,12 @@ class Search:
     def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
                  goal: str, changes: Sequence[str] = (), show: str = "",
                  late: bool = False, fewest_players: bool = True,
-                 options: Sequence[str] = (), threads: int = 1) -> None:
+                 options: Sequence[str] = (), threads: int = 1,
+                 connected: bool = True) -> None:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
+        self.unit = "snapshots" if connected else "cones"
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
         # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
         # how the solver searches, not what a model or a proof is.  With several
@@ -178,7 +187,7 @@ class Search:
              f"--opt-mode={'opt' if fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
-             f"-c late={int(late)}", *options],
+             f"-c late={int(late)}", f"-c connected={int(connected)}", *options],
             logger=lambda _code, text: self.messages.append(text))
         versions = sorted({v for _, v in slots}, key=lambda v: v.name)
         slot_facts = "\n".join(f"slot({s},{v.const})." for s, v in slots)
@@ -186,7 +195,7 @@ class Search:
             self.ctl.add("base", [], "\n".join((
                 generator_text(), search_file("bridge.lp"), rules_text(versions, changes),
                 slot_facts, SIZE_CAPS, goal, show)))
-            self.ctl.ground([("base", [])])
+            ground(self.ctl, [("base", [])])  # served by a signal at once
         except RuntimeError:
             raise NoRuling("the search program could not be grounded (an invariant or "
                            "proposal file's error?): "
@@ -198,7 +207,7 @@ class Search:
         self._parts += 1
         name = f"step{self._parts}"
         self.ctl.add(name, [], text)
-        self.ctl.ground([(name, [])])
+        ground(self.ctl, [(name, [])])
 
     def _caps(self, size: int, exact: bool) -> None:
         for k in range(1, self.max_size + 1):
@@ -233,7 +242,7 @@ class Search:
     def _sizes(self, start: int, progress: Progress | None, label: str) -> Iterable[int]:
         for size in range(max(1, start), self.max_size + 1):
             if progress is not None:
-                progress(f"{label}searching snapshots with {size} object(s) + effect(s) "
+                progress(f"{label}searching {self.unit} with {size} object(s) + effect(s) "
                          f"(up to {self.bounds.players} players)")
             yield size
 
@@ -277,9 +286,19 @@ def bounds_text(bounds: Bounds) -> str:
 VERIFY_SHOW = "#show fail/3.\n"
 
 
+def cone_bounds_text(bounds: Bounds) -> str:
+    players = "2 players" if bounds.players <= 2 else f"2 to {bounds.players} players"
+    return (f"up to {bounds.objects + bounds.effects} objects + effects (≤ {bounds.objects} "
+            f"objects, ≤ {bounds.effects} effects; {players})")
+
+
 @dataclass
 class Verdict:
-    """One invariant under one version: holds within the bounds, or a counterexample."""
+    """One invariant under one version: holds within the bounds, or a counterexample.
+    ``mode``: how it was searched: ``cone`` (every snapshot that is one rooted cone;
+    by the locality lemma that covers every snapshot whose cones are within the
+    bounds), ``snapshot`` (every connected snapshot within the bounds) or
+    ``locality`` (the check of the lemma itself for this invariant)."""
 
     version: str
     invariant: Invariant
@@ -293,6 +312,7 @@ class Verdict:
     # ``proved`` objects + effects, the larger sizes not decided.
     complete: bool = True
     proved: int = 0
+    mode: str = "snapshot"
 
     @property
     def holds(self) -> bool:
@@ -302,26 +322,55 @@ class Verdict:
         out: dict[str, object] = {
             "rules": self.version, "invariant": self.invariant.name,
             "summary": self.invariant.summary, "bounds": self.bounds.to_dict(),
+            "searched": self.mode, "verdict": self.word(),
             "holds": self.holds if self.complete else None, "seconds": round(self.seconds, 2)}
         if not self.complete:
             out["proved_upto"] = self.proved
         elif not self.holds:
-            out.update(size=self.size, failures=self.failures, reproduced=self.reproduced,
-                       counterexample=self.counterexample)
+            out.update(size=self.size, failures=self.failures, counterexample=self.counterexample)
+            if self.mode != "locality":
+                out["reproduced"] = self.reproduced
         return out
 
+    def word(self) -> str:
+        """holds, fails or undecided."""
+        return "holds" if self.holds else "undecided" if not self.complete else "fails"
+
+    def scope(self, upto: int | None = None) -> str:
+        """What a proof covers (up to ``upto`` objects + effects if given)."""
+        bounds = self.bounds if upto is None else Bounds(
+            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto))
+        if self.mode == "cone":
+            text = cone_bounds_text(bounds)
+            if upto is not None:
+                text = text.replace(f"up to {bounds.objects + bounds.effects}", f"up to {upto}",
+                                    1)
+            return f"every cone {text}, so every snapshot whose cones are within that"
+        if self.mode == "locality":
+            what = f"up to {upto} objects + effects" if upto is not None else \
+                bounds_text(self.bounds)
+            return (f"every snapshot with {what}: each object and effect has the facts "
+                    "of its cone alone, and fails the invariant only where its cone does")
+        if upto is not None:
+            return f"every snapshot of up to {upto} objects + effects ({bounds_text(bounds)})"
+        return f"all snapshots with {bounds_text(self.bounds)}"
+
     def text(self) -> str:
-        head = f"{self.version} {self.invariant.name} ({self.invariant.summary})"
+        head = f"{self.version} {self.invariant.name}" + \
+            (" locality" if self.mode == "locality" else f" ({self.invariant.summary})")
         if self.holds:
-            return (f"{head}: holds for all snapshots with {bounds_text(self.bounds)} "
-                    f"({self.seconds:.1f} s)")
+            return f"{head}: holds for {self.scope()} ({self.seconds:.1f} s)"
         if not self.complete:
-            return (f"{head}: UNDECIDED, stopped by the time limit ({self.seconds:.1f} s): "
-                    f"holds for the snapshots of up to {self.proved} objects + effects "
-                    f"({bounds_text(self.bounds)}); size {self.proved + 1} not finished")
+            proved = f"holds for {self.scope(self.proved)}" if self.proved else \
+                "no size finished"
+            return (f"{head}: undecided beyond size {self.proved} (time limit, "
+                    f"{self.seconds:.1f} s): {proved}; size {self.proved + 1} not finished")
         fails = ", ".join(f"{f['what']} {f['object']}" for f in self.failures or ())
-        return (f"{head}: COUNTEREXAMPLE of size {self.size} ({self.seconds:.1f} s): {fails}"
-                f"{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
+        if self.mode == "locality":
+            return (f"{head}: fails: a snapshot of size {self.size} whose failures at its "
+                    f"root differ from its cone's ({self.seconds:.1f} s): {fails}")
+        return (f"{head}: fails: counterexample of size {self.size} ({self.seconds:.1f} s): "
+                f"{fails}{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
 
 
 def _name_of(value: clingo.Symbol) -> str:
@@ -355,7 +404,7 @@ def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invar
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], "\n".join((strip_show(Program((version,), tuple(changes)).text()),
                                    facts, invariant.text, VERIFY_SHOW)))
-    ctl.ground([("base", [])])
+    ground(ctl, [("base", [])])
     found: set[tuple[str, str]] = set()
     with ctl.solve(yield_=True) as handle:
         for model in handle:
@@ -384,10 +433,41 @@ class _Tagged(ast.Transformer):
         return node
 
 
-def tagged(invariants: Sequence[Invariant]) -> str:
+# The goal of a search by cones: a failure at the root of a snapshot that is one
+# cone (search/cone.lp).
+CONE_GOAL = """
+ifail_root(I) :- ifail(I,_,_,X), root_id(X).
+:- goal(I), not ifail_root(I).
+:- node(N), not cone(N).
+"""
+
+MODES = ("snapshot", "cone", "locality")
+
+
+def invariant_search(bounds: Bounds, version: catalog.Version,
+                     invariants: Sequence[Invariant], mode: str,
+                     changes: Sequence[str] = (), threads: int = 1,
+                     fewest_players: bool = True, options: Sequence[str] = ()) -> Search:
+    """The search program for ``invariants`` under one version: ``snapshot`` (a
+    connected snapshot that fails), ``cone`` (a snapshot that is one rooted cone and
+    fails at its root) or ``locality`` (a snapshot whose failures at a root differ
+    from those of the root's cone alone: two slots)."""
+    slots = [(0, version), (1, version)] if mode == "locality" else [(0, version)]
+    goal = tagged(invariants, whole=mode == "snapshot")
+    if mode != "snapshot":
+        goal += "\n" + search_file("cone.lp") + (CONE_GOAL if mode == "cone" else
+                                                  search_file("locality.lp"))
+    search = Search(bounds, slots, goal, changes, fewest_players=fewest_players,
+                    options=options, threads=threads, connected=mode == "snapshot")
+    if mode == "locality":
+        search.unit = "snapshots (any, with a root's cone)"
+    return search
+
+
+def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
     """The invariant files as one text, each file's fail/3 tagged with its index (clingo's
-    AST, not text substitution), plus the goal: the failure of the invariant whose
-    external goal(I) is true."""
+    AST, not text substitution), plus (``whole``) the goal: a failure of the invariant
+    whose external goal(I) is true."""
     out: list[str] = []
     for i, inv in enumerate(invariants):
         try:
@@ -395,18 +475,19 @@ def tagged(invariants: Sequence[Invariant]) -> str:
         except RuntimeError:
             raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
     out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
-    out.append("ifail_any(I) :- ifail(I,_,_,_).")
-    out.append(":- goal(I), not ifail_any(I).")
+    if whole:
+        out.append("ifail_any(I) :- ifail(I,_,_,_).")
+        out.append(":- goal(I), not ifail_any(I).")
     out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
     return "\n".join(out)
 
 
 def counterexample(bounds: Bounds, version: catalog.Version, invariant: Invariant,
-                   size: int, changes: Sequence[str] = ()) -> Found:
+                   size: int, changes: Sequence[str] = (), mode: str = "snapshot") -> Found:
     """The counterexample of exactly ``size`` objects + effects (a size the proof found
     one at): the best model of a fresh one-thread search for this invariant alone, so
     that it does not depend on what the proof's threads learnt or in which order."""
-    search = Search(bounds, [(0, version)], tagged([invariant]), changes)
+    search = invariant_search(bounds, version, [invariant], mode, changes)
     search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
     found = search.solve_at(size, exact=True)
     if found is None:
@@ -415,39 +496,76 @@ def counterexample(bounds: Bounds, version: catalog.Version, invariant: Invarian
     return found
 
 
+def _mode_groups(invariants: Sequence[Invariant], locality: bool
+                 ) -> list[tuple[str, list[int]]]:
+    """Which invariants are searched how: by cones (those that say so), over whole
+    snapshots (the others); or, for the locality check, every one given."""
+    if locality:
+        return [("locality", list(range(len(invariants))))]
+    cones = [i for i, inv in enumerate(invariants) if inv.cones]
+    whole = [i for i, inv in enumerate(invariants) if not inv.cones]
+    return [(mode, group) for mode, group in (("cone", cones), ("snapshot", whole)) if group]
+
+
+def _locality_failures(atoms: Sequence[clingo.Symbol]) -> list[dict[str, str]]:
+    root = next((_name_of(_node_number(a.arguments[0])) for a in atoms if a.name == "root"),
+                "-")
+    out = {(f"fact {a.arguments[0]} differs", root) for a in atoms
+           if a.name == "fact_differs"}
+    out |= {(f"failure {a.arguments[1]} differs", root) for a in atoms
+            if a.name == "fail_differs"}
+    out |= {(f"failure {a.arguments[1]} at no object or effect", "-") for a in atoms
+            if a.name == "fail_nonlocal"}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
+def _node_number(node: clingo.Symbol) -> clingo.Symbol:
+    """o(O) / e(E) as bridge.lp numbers them."""
+    base = 10 if node.name == "o" else 20
+    return clingo.Number(base + node.arguments[0].number)
+
+
 def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
                    changes: Sequence[str] = (), progress: Progress | None = None,
-                   threads: int = DEFAULT_THREADS, limit: float | None = None
-                   ) -> list[Verdict]:
-    """Every invariant under one version: one grounding, one search per invariant
+                   threads: int = DEFAULT_THREADS, limit: float | None = None,
+                   locality: bool = False) -> list[Verdict]:
+    """Every invariant under one version: one grounding per way of searching (by
+    cones, over whole snapshots; or the locality check), one search per invariant
     (with ``threads`` solver threads, stopped after ``limit`` seconds if given: the
     verdict is then undecided beyond the sizes proved), then each counterexample."""
-    start = time.perf_counter()
-    search = Search(bounds, [(0, version)], tagged(invariants), changes,
-                    fewest_players=False, threads=threads)
-    grounded = time.perf_counter() - start
-    verdicts: list[Verdict] = []
-    for i, invariant in enumerate(invariants):
-        step = time.perf_counter()
-        for j in range(len(invariants)):
-            search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), i == j)
-        searched = search.smallest(progress, f"{version.name} {invariant.name}: ",
-                                   None if limit is None else step + limit)
-        verdict = Verdict(version.name, invariant, bounds, 0.0,
-                          complete=searched.complete, proved=searched.proved)
-        if searched.found is not None:
-            found = counterexample(bounds, version, invariant, searched.found, changes)
-            doc = {"id": "counterexample", "rules": version.name, **found.doc}
-            verdict.counterexample = doc
-            verdict.size = found.size
-            verdict.failures = _failures(
-                clingo.Function("fail", a.arguments[1:]) for a in found.atoms
-                if a.name == "ifail")
-            verdict.reproduced = reproduce(doc, version, invariant, changes) == \
-                verdict.failures
-        verdict.seconds = time.perf_counter() - step + (grounded if i == 0 else 0.0)
-        verdicts.append(verdict)
-    return verdicts
+    verdicts: dict[int, Verdict] = {}
+    for mode, group in _mode_groups(invariants, locality):
+        start = time.perf_counter()
+        chosen = [invariants[i] for i in group]
+        search = invariant_search(bounds, version, chosen, mode, changes,
+                                  fewest_players=False, threads=threads)
+        grounded = time.perf_counter() - start
+        for n, invariant in enumerate(chosen):
+            step = time.perf_counter()
+            for j in range(len(chosen)):
+                search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), n == j)
+            searched = search.smallest(progress, f"{version.name} {invariant.name}"
+                                                 f"{' locality' if locality else ''}: ",
+                                       None if limit is None else step + limit)
+            verdict = Verdict(version.name, invariant, bounds, 0.0, complete=searched.complete,
+                              proved=searched.proved, mode=mode)
+            if searched.found is not None:
+                found = counterexample(bounds, version, invariant, searched.found, changes,
+                                       mode)
+                doc = {"id": "counterexample", "rules": version.name, **found.doc}
+                verdict.counterexample = doc
+                verdict.size = found.size
+                if mode == "locality":
+                    verdict.failures = _locality_failures(found.atoms)
+                else:
+                    verdict.failures = _failures(
+                        clingo.Function("fail", a.arguments[1:]) for a in found.atoms
+                        if a.name == "ifail")
+                    verdict.reproduced = reproduce(doc, version, invariant, changes) == \
+                        verdict.failures
+            verdict.seconds = time.perf_counter() - step + (grounded if n == 0 else 0.0)
+            verdicts[group[n]] = verdict
+    return [verdicts[i] for i in range(len(invariants))]
 
 
 def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
@@ -459,10 +577,10 @@ def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
 def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
                progress: Progress | None = None, threads: int = DEFAULT_THREADS,
-               limit: float | None = None) -> list[Verdict]:
+               limit: float | None = None, locality: bool = False) -> list[Verdict]:
     return [v for version in versions
             for v in verify_version(bounds, version, invariants, changes, progress, threads,
-                                    limit)]
+                                    limit, locality)]
 
 
 # ---------------------------------------------------------------------------------
@@ -513,20 +631,39 @@ def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
                       frozenset(groups.get((1, k), ()))) for k in keys}
 
 
+# impact by cones: the generated snapshot is the cone of its root, and the
+# difference picked is about the root (a violation about no object or effect, e.g.
+# a player, in any cone).
+IMPACT_CONE_GOAL = """
+:- node(N), not cone(N).
+root_key(k(F,O)) :- dk(k(F,O)), root_id(O).
+root_key(k(choice,O,F)) :- dk(k(choice,O,F)), root_id(O).
+root_key(k(violation,C,X,Y)) :- dk(k(violation,C,X,Y)), root_id(X).
+root_key(k(violation,C,X,Y)) :- dk(k(violation,C,X,Y)), not node_id(X).
+:- pick(K), not root_key(K).
+"""
+
+
 def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
-                  progress: Progress | None = None, limit: float | None = None
-                  ) -> ImpactReport:
+                  progress: Progress | None = None, limit: float | None = None,
+                  cones: bool = True) -> ImpactReport:
     """Every kind of difference between ``v1`` and ``v2`` within ``bounds``, each with
     a minimal witness: both versions in one program, the goal "some fact differs
     and is of no kind found yet"; after each witness its kinds are excluded.  With
     ``limit`` (seconds after grounding) the search stops there: the report has the
-    kinds found so far and says up to which size the search was exhaustive."""
-    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict())
+    kinds found so far and says up to which size the search was exhaustive.  With
+    ``cones`` (the default) the snapshots searched are rooted cones (search/cone.lp) and
+    the difference picked is about the root: a kind is a difference in one part's cone."""
+    report = ImpactReport(v1.name, v2.name, False, "exhaustive", bounds=bounds.to_dict(),
+                          searched="cone" if cones else "snapshot")
     start = time.perf_counter()
     # Witnesses with the fewest objects and effects; the number of players is not
     # minimised (an optimality proof per witness costs more than it tells).
-    search = Search(bounds, [(0, v1), (1, v2)], search_file("differ.lp"), late=True,
-                    fewest_players=False)
+    goal = search_file("differ.lp")
+    if cones:
+        goal += "\n" + search_file("cone.lp") + IMPACT_CONE_GOAL
+    search = Search(bounds, [(0, v1), (1, v2)], goal, late=True, fewest_players=False,
+                    connected=not cones)
     excluded: set[FoundKind] = set()
     witnesses: list[Found] = []
     size = 1
@@ -576,6 +713,25 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     return report
 
 
+def summary_line(verdicts: Sequence[Verdict]) -> str:
+    """The last line: holds, fails (a counterexample) or undecided beyond size N."""
+    failed = [v for v in verdicts if v.complete and not v.holds]
+    undecided = [v for v in verdicts if not v.complete]
+    held = len(verdicts) - len(failed) - len(undecided)
+    counts = f"{held} of {len(verdicts)} hold"
+    if undecided:
+        counts += f", {len(undecided)} undecided (time limit)"
+    if failed:
+        names = ", ".join(f"{v.invariant.name} {v.version}" for v in failed)
+        what = "the locality lemma refuted for" if failed[0].mode == "locality" else \
+            "counterexample to"
+        return f"fails: {what} {names} ({counts})"
+    if undecided:
+        return (f"undecided beyond size {min(v.proved for v in undecided)} "
+                f"({counts})")
+    return f"holds: {counts} within the bounds"
+
+
 def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
     """Readable verdicts: one line each (or a version x invariant table), then every
     counterexample as a snapshot document that `mtgcontrol adjudicate` reads."""
@@ -585,7 +741,8 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
         versions = list(dict.fromkeys(v.version for v in verdicts))
         cell = {(v.version, v.invariant.name): v for v in verdicts}
         width = max(len(n) for n in names) + 2
-        out.append(f"bounds: {bounds_text(verdicts[0].bounds)}")
+        out.append(f"bounds: {bounds_text(verdicts[0].bounds)}; invariants marked "
+                   "'locality: cone' are searched by cones (every cone within these bounds)")
         out.append("invariant".ljust(width) + "".join(f"{v:<24}" for v in versions))
         for n in names:
             row = n.ljust(width)
@@ -593,8 +750,8 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
                 v = cell.get((version, n))
                 text = "" if v is None else (
                     f"holds {v.seconds:.1f} s" if v.holds else
-                    f"UNDECIDED > {v.proved} {v.seconds:.1f} s" if not v.complete else
-                    f"COUNTEREX. {v.size} {v.seconds:.1f} s")
+                    f"undecided > {v.proved} {v.seconds:.1f} s" if not v.complete else
+                    f"fails, size {v.size} {v.seconds:.1f} s")
                 row += f"{text:<24}"
             out.append(row)
         out.append("")
@@ -603,16 +760,14 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
     for v in verdicts:
         if v.counterexample is not None:
             out.append("")
-            out.append(f"counterexample to {v.invariant.name} under {v.version} "
+            what = "a snapshot refuting the locality of" if v.mode == "locality" else \
+                "counterexample to"
+            out.append(f"{what} {v.invariant.name} under {v.version} "
                        f"(size {v.size}: fewest objects + effects, then players, then leavers): "
                        + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
             out.append(json.dumps(v.counterexample, ensure_ascii=False))
-    held = sum(v.holds for v in verdicts)
-    undecided = sum(not v.complete for v in verdicts)
     out.append("")
-    out.append(f"{held} of {len(verdicts)} verdict(s) hold within the bounds"
-               + (f", {undecided} undecided (time limit)" if undecided else "")
-               + ("" if held == len(verdicts) else "; FAILED"))
+    out.append(summary_line(verdicts))
     return "\n".join(out)
 
 

@@ -1,0 +1,700 @@
+"""One Forge game state -> one ``snapshot/1`` with Forge's view as ``claims``, and a
+report record saying what was left out, withheld or superseded (docs/forge.md).
+
+Nothing is guessed: what the file cannot express, or what rests on an order
+Forge does not specify, is withheld or left out with a code, or the file is
+refused (`Refused`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cardscript import CardData, CardScript, Face, api, params
+from .gamestate import ZONE_ORDER, Entry, GameFile, Refused, Step, player_value
+
+DURATIONS = {"": "indefinite", "EOT": "end-of-turn", "LeavesPlay": "while-source-on-battlefield",
+             "LoseControl": "while-you-control-source",
+             "LeavesPlay,LoseControl": "while-you-control-source",
+             "LoseControl,LeavesPlay": "while-you-control-source"}
+SOURCE_BOUND = {"while-source-on-battlefield", "while-you-control-source"}
+STATIC_AFFECTED = {"Card.EnchantedBy", "Creature.EnchantedBy", "Permanent.EnchantedBy",
+                   "Card.EquippedBy", "Creature.EquippedBy", "Card.AttachedBy"}
+STATIC_CONDITIONS = ("IsPresent", "CheckSVar", "Condition", "PlayerTurn")
+# APIs that change no owner, no controller and no zone across owners.
+NO_CONTROL = {"Pump", "PumpAll", "Animate", "AnimateAll", "PutCounter", "PutCounterAll",
+              "Cleanup", "Scry", "Surveil", "Draw", "Mill", "GainLife", "LoseLife", "Debuff",
+              "ChooseCard", "ChooseType", "ChooseColor", "ChooseNumber", "ChoosePlayer",
+              "NameCard", "Tap", "Untap", "TapAll", "UntapAll", "Reveal", "RevealHand",
+              "Discard", "Shuffle", "PeekAndReveal", "StoreSVar", "Effect", "Dig",
+              "RemoveCounter", "Regenerate", "Protection", "ProtectionAll"}
+ZONE_MOVERS = {"Dig", "Mill", "Discard", "Draw"}
+MAKERS = {"Token", "CopyPermanent", "Amass", "Investigate", "Incubate"}
+HIDDEN = {"Hand", "Library", "Graveyard", "Exile"}
+ATTACHMENTS = {"aura", "equipment", "fortification"}
+MOVE_TO = {"Exile": "exile", "Graveyard": "graveyard", "Hand": "hand", "Library": "library"}
+
+
+@dataclass
+class Record:
+    """The report record of one file."""
+
+    file: str
+    kind: str = "puzzle"
+    status: str = "imported"
+    reason: str | None = None
+    players: dict[str, str] = field(default_factory=dict)
+    left_out: list[list[str]] = field(default_factory=list)
+    withheld: list[list[str]] = field(default_factory=list)
+    superseded: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"file": self.file, "kind": self.kind, "status": self.status}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        out.update(players=self.players, left_out=self.left_out, withheld=self.withheld,
+                   superseded=self.superseded, notes=list(dict.fromkeys(self.notes)),
+                   counts=self.counts)
+        return out
+
+
+@dataclass
+class Action:
+    kind: str  # control | exchange | move | creates | sba | note
+    value: str = ""
+    params: dict[str, str] = field(default_factory=dict)
+    target: tuple[str, str] | None = None  # ("object", id) or ("player", id)
+
+
+def pid(n: int) -> str:
+    return f"p{n}"
+
+
+class Translator:
+    def __init__(self, game: GameFile, cards: CardData | None) -> None:
+        self.game = game
+        self.cards = cards
+        self.rec = Record(game.name, game.kind, notes=list(game.notes))
+        self.objects: dict[str, dict[str, Any]] = {}
+        self.entry: dict[str, Entry] = {}
+        self.script: dict[str, tuple[CardScript, bool]] = {}
+        self.placed: dict[str, str] = {}  # battlefield/stack object -> the file's controller
+        self.owner: dict[str, str] = {}
+        self.effects: list[dict[str, Any]] = []
+        self.touched: dict[str, list[str]] = {}
+        self.sources: dict[str, str] = {}  # effect or move label -> its source object
+        self.moved: dict[str, str] = {}
+        self.sba: set[str] = set()
+        self.time = 0
+
+    # --- objects -------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        game = self.game
+        old = {"human", "ai"} & set(game.labels.values())
+        self.rec.players = {pid(n): game.labels.get(n, ("human", "ai")[n] if old and n < 2
+                                                    else pid(n)) for n in game.players}
+        active = game.globals.get("activeplayer")
+        if not active:
+            self.rec.notes.append("active-player-unknown")
+        if "activephaseadvance" in game.globals:
+            self.rec.notes.append("phase-advance-not-simulated")
+        if game.kind == "dump":
+            self.rec.notes += ["stack-not-recorded", "players-who-lost-not-recorded",
+                               "effects-not-recorded"]
+        else:
+            self.rec.notes.append("sba-not-simulated")
+        if any(k.isdigit() for n in game.players for k in [game.labels.get(n, "")[1:]]):
+            self.rec.notes.append("dialect-newest")
+        entries = sorted(game.entries, key=lambda e: (e.player, ZONE_ORDER.index(e.zone),
+                                                      e.index))
+        for e in entries:
+            self._check_players(e)
+        ids = self._ids(entries)
+        left = self._left_out(entries, ids)
+        for e in entries:
+            if ids[id(e)] not in left:
+                self._object(e, ids[id(e)])
+        self._attachments(entries, ids, left)
+        if self.cards is None:
+            self._without_cards()
+        else:
+            self._steps(entries, ids)
+            self._statics()
+            self._order()
+        return self._snapshot(active)
+
+    def _check_players(self, e: Entry) -> None:
+        where = f"{e.name!r} in p{e.player} {e.zone}"
+        for key in ("Owner", "EnchantingPlayer", "PhasedOut"):
+            value = e.get(key)
+            if value:
+                n = player_value(value, f"{where}: {key}:")
+                if n not in self.game.players:
+                    raise Refused("player-index-out-of-range",
+                                  f"{where}: {key}:{value} names player {n}, but the file has "
+                                  f"{len(self.game.players)} player(s)")
+        if e.get("Owner") is not None and e.zone != "battlefield":
+            raise Refused("owner-outside-battlefield", f"{where}: Owner: outside the "
+                                                       "battlefield would put a card in "
+                                                       "another player's zone (400.3)")
+        if e.has("MergedCards") or e.has("Meld"):
+            raise Refused("merged-or-melded", f"{where}: one permanent made of several cards")
+
+    def _ids(self, entries: list[Entry]) -> dict[int, str]:
+        ids: dict[int, str] = {}
+        taken: set[str] = set()
+        for e in entries:
+            number = e.get("Id")
+            if number is not None:
+                if not number.isdigit():
+                    raise Refused("id-invalid", f"{e.name!r}: Id:{number} is not a number")
+                oid = f"id{int(number)}"
+                if oid in taken:
+                    raise Refused("id-duplicate", f"Id:{number} is given twice")
+            else:
+                oid = f"{pid(e.player)}.{e.zone}.{e.index}"
+            taken.add(oid)
+            ids[id(e)] = oid
+        return ids
+
+    def _left_out(self, entries: list[Entry], ids: dict[int, str]) -> set[str]:
+        left: dict[str, str] = {}
+        for e in entries:
+            oid = ids[id(e)]
+            if e.has("PhasedOut"):
+                left[oid] = "phased-out"
+            elif e.zone == "command" and not e.has("IsCommander"):
+                effect = e.name.startswith("t:") and "effect" in _token_types(e.name)
+                left[oid] = "forge-effect-card" if effect else "command-zone-object-unsupported"
+        by_id = {ids[id(e)]: e for e in entries}
+        changed = True
+        while changed:  # what is attached to a phased-out permanent phases out with it
+            changed = False
+            for oid, e in by_id.items():
+                host = e.get("AttachedTo") or e.get("Attaching")
+                if oid not in left and host and left.get(f"id{host}") == "phased-out":
+                    left[oid] = "phased-out"
+                    changed = True
+        for oid, code in left.items():
+            self.rec.left_out.append([oid, code])
+        return set(left)
+
+    def _object(self, e: Entry, oid: str) -> None:
+        owner = pid(player_value(e.get("Owner"), "Owner:") if e.get("Owner") else e.player)
+        obj: dict[str, Any] = {"id": oid, "kind": "token" if e.token else "card",
+                               "zone": {"sideboard": "outside"}.get(e.zone, e.zone),
+                               "note": e.name}
+        types = self._types(e, oid)
+        if types and not e.has("FaceDown"):
+            obj["types"] = types
+        if e.zone == "battlefield":
+            self.time += 1
+            obj["entered"] = {"at": self.time, "under": pid(e.player)}
+            self.placed[oid] = pid(e.player)
+            if e.has("Tapped"):
+                obj["tapped"] = True
+            if owner != pid(e.player):
+                self.rec.notes.append(f"control-cause-not-recorded:{oid}")
+        if e.has("FaceDown"):
+            obj["face_down"] = True
+        if e.token:
+            obj["created"] = {"at": obj.get("entered", {}).get("at", 0), "by": owner}
+        else:
+            start = {"command": "command", "sideboard": "sideboard"}.get(e.zone, "library")
+            obj["start"] = {"zone": start, "player": owner}
+        if e.has("Damage") or "M1M1" in (e.get("Counters") or ""):
+            self.sba.add(oid)
+        self.owner[oid] = owner
+        self.objects[oid] = obj
+        self.entry[oid] = e
+
+    def _types(self, e: Entry, oid: str) -> list[str] | None:
+        if e.name.startswith("t:"):
+            return _token_types(e.name)
+        if self.cards is None:
+            return None
+        if e.name.startswith("T:"):
+            script = self.cards.token(e.name[2:])
+            what = f"token script {e.name[2:]!r} (tokenscripts/{e.name[2:]}.txt)"
+        else:
+            script = self.cards.card(e.name)
+            what = f"card {e.name!r}"
+        if script is None:
+            raise Refused("card-unknown", f"{what} ({oid}): no card script has that Name:")
+        alternate = any(e.has(k) for k in ("Transformed", "Flipped", "Modal"))
+        self.script[oid] = (script, alternate)
+        return script.types(alternate)
+
+    def _attachments(self, entries: list[Entry], ids: dict[int, str], left: set[str]) -> None:
+        for e in entries:
+            oid = ids[id(e)]
+            for key in ("ExiledWith", "AttachedTo", "Attaching"):
+                ref = e.get(key)
+                if ref is None:
+                    continue
+                target = f"id{ref.strip()}"
+                if target not in ids.values():
+                    raise Refused("id-unknown", f"{e.name!r} ({oid}): {key}:{ref} names no "
+                                                "listed Id")
+                if key == "ExiledWith" or oid in left:
+                    continue
+                if e.zone != "battlefield" or target not in self.objects or \
+                        self.entry[target].zone != "battlefield":
+                    raise Refused("attachment-off-battlefield",
+                                  f"{e.name!r} ({oid}): {key}:{ref}: both must be on the "
+                                  "battlefield")
+                if target == oid:
+                    raise Refused("id-unknown", f"{oid} is attached to itself")
+                types = self.objects[oid].get("types")
+                if types is not None and not ATTACHMENTS & set(types):
+                    # Forge attaches only an Aura, Equipment or Fortification (isAttachment)
+                    self.rec.notes.append(f"attachment-ignored-by-forge:{oid}")
+                    continue
+                self.objects[oid]["attached_to"] = target
+            if e.get("EnchantingPlayer") is not None:
+                self.rec.notes.append(f"attached-to-player:{oid}")
+
+    def _without_cards(self) -> None:
+        for oid in self.placed:
+            self.rec.withheld.append([oid, "controller", "needs-card-data"])
+        steps = [(f"{pid(e.player)}:ExecuteScript:{e.get('ExecuteScript')}")
+                 for e in self.entry.values() if e.get("ExecuteScript")]
+        steps += [f"{pid(s.player)}{s.key}:{s.text}" for s in self.game.steps]
+        self.rec.left_out += [[s, "needs-card-data"] for s in steps]
+
+    # --- setup steps -----------------------------------------------------------------
+
+    def _steps(self, entries: list[Entry], ids: dict[int, str]) -> None:
+        scripted = [(ids[id(e)], e) for e in entries
+                    if e.get("ExecuteScript") and ids[id(e)] in self.objects]
+        if len(scripted) > 1:
+            self.rec.notes.append("execute-script-order-unspecified")
+        for oid, e in scripted:
+            name, target = _split_target(e.get("ExecuteScript") or "")
+            label = f"{oid} ExecuteScript:{name}"
+            if name.isdigit() or name.startswith("KW#"):
+                raise Refused("sa-index-unsupported", f"{label}: an ability by index or keyword")
+            face = self._face(oid)
+            custom = name.startswith("CustomScript:")
+            if not custom and name not in face.svars:
+                raise Refused("svar-unknown", f"{label}: the card has no SVar {name!r}")
+            self.time += 1
+            text = name[len("CustomScript:"):] if custom else _undefine(face.svars[name], target)
+            actions = self._actions(face, text, self._target(target, label), label)
+            self._apply(actions, oid, self._controller_of(oid), label, phantom=False)
+        for step in (s for s in self.game.steps if s.key == "precast"):
+            self._precast(step)
+        for step in (s for s in self.game.steps if s.key == "putonstack"):
+            self._putonstack(step)
+
+    def _face(self, oid: str) -> Face:
+        if oid not in self.script:
+            raise Refused("svar-unknown", f"{oid} has no card script (a t: token) to run")
+        script, alternate = self.script[oid]
+        return script.face(alternate)
+
+    def _controller_of(self, oid: str) -> str:
+        return self.placed.get(oid, self.owner[oid])
+
+    def _target(self, text: str | None, label: str) -> tuple[str, str] | None:
+        if text is None:
+            return None
+        if text.strip().isdigit():
+            oid = f"id{int(text)}"
+            if oid not in self.objects:
+                raise Refused("id-unknown", f"{label}: target ->{text} names no listed Id")
+            return ("object", oid)
+        low = text.strip().lower()
+        m = re.fullmatch(r"p(\d)", low)
+        n = 0 if low == "human" else 1 if low == "ai" else int(m.group(1)) if m else None
+        if n is None or n not in self.game.players:
+            raise Refused("target-unknown", f"{label}: target ->{text} is no listed Id or "
+                                            "player")
+        return ("player", pid(n))
+
+    def _precast(self, step: Step) -> None:
+        spec, target_text = _split_target(step.text)
+        label = f"{pid(step.player)}precast:{step.text}"
+        activator = pid(step.player)
+        if spec.isdigit():
+            raise Refused("cast-of-listed-card-unsupported", f"{label}: Forge resolves the "
+                                                             "card without moving it")
+        m = re.fullmatch(r"(\d+):(.+)", spec)
+        host: str | None = None
+        if m:
+            host = f"id{int(m.group(1))}"
+            if host not in self.objects:
+                raise Refused("id-unknown", f"{label}: no listed Id {m.group(1)}")
+            face, rest = self._face(host), m.group(2).strip()
+            activator = self._controller_of(host)
+        else:
+            name, _, rest = spec.partition(":")
+            script = self.cards.card(name) if self.cards else None
+            if script is None:
+                raise Refused("card-unknown", f"{label}: no card script has Name: {name!r}")
+            face, rest = script.faces[0], rest.strip()
+        target = self._target(target_text, label)
+        self.time += 1
+        if rest.startswith("CustomScript:"):
+            actions = self._actions(face, rest[len("CustomScript:"):], target, label)
+        elif rest.isdigit():
+            actions = self._candidates(face, target, label)
+        elif rest:
+            if rest not in face.svars:
+                raise Refused("svar-unknown", f"{label}: the card has no SVar {rest!r}")
+            actions = self._actions(face, _undefine(face.svars[rest], target_text), target,
+                                    label)
+        else:
+            actions = self._whole_spell(face, target, label)
+        if host is None and any(a.kind in ("control", "exchange") for a in actions):
+            host = f"{pid(step.player)}.precast.{step.index}"
+            self.objects[host] = {"id": host, "kind": "card", "zone": "gone",
+                                  "note": f"precast {spec}",
+                                  "start": {"zone": "library", "player": activator},
+                                  "put_on_stack": {"at": self.time, "by": activator}}
+            self.owner[host] = activator
+            self._apply(actions, host, activator, label, phantom=True)
+        else:
+            self._apply(actions, host or label, activator, label, phantom=False)
+
+    def _putonstack(self, step: Step) -> None:
+        label = f"{pid(step.player)}putonstack:{step.text}"
+        spec, target = _split_target(step.text)
+        if ":" in spec or target is not None:
+            raise Refused("putonstack-ability-unsupported", f"{label}: an ability or a "
+                                                            "targeted spell on the stack")
+        self.time += 1
+        by = pid(step.player)
+        if spec.isdigit():
+            oid = f"id{int(spec)}"
+            if oid not in self.objects:
+                raise Refused("id-unknown", f"{label}: no listed Id {spec}")
+            if self.objects[oid]["zone"] == "battlefield":
+                raise Refused("putonstack-from-battlefield", f"{label}: {oid} is on the "
+                                                             "battlefield")
+            obj = self.objects[oid]
+            obj["zone"] = "stack"
+        else:
+            if self.cards is not None and self.cards.card(spec) is None:
+                raise Refused("card-unknown", f"{label}: no card script has Name: {spec!r}")
+            oid = f"{by}.putonstack.{step.index}"
+            obj = {"id": oid, "kind": "card", "zone": "stack", "note": spec,
+                   "start": {"zone": "library", "player": by}}
+            self.objects[oid] = obj
+            self.owner[oid] = by
+        obj["put_on_stack"] = {"at": self.time, "by": by}
+        self.placed[oid] = by
+
+    def _whole_spell(self, face: Face, target: tuple[str, str] | None,
+                     label: str) -> list[Action]:
+        spell = next((a for a in face.abilities if "SP" in params(a)), None)
+        permanent = not ({"instant", "sorcery"} & set(face.types))
+        if spell is None or api(params(spell)) == "Attach":
+            if not permanent:
+                raise Refused("spell-unknown", f"{label}: no SP$ line in the card script")
+            if any("GainControl$" in s for s in face.statics):
+                raise Refused("setup-api-unsupported:permanent-with-control-static",
+                              f"{label}: a permanent with a control static enters at load")
+            return [Action("creates", f"{face.name} (resolved permanent spell)")]
+        return self._actions(face, spell, target, label)
+
+    def _candidates(self, face: Face, target: tuple[str, str] | None,
+                    label: str) -> list[Action]:
+        """An ability by index into Forge's runtime list: every candidate must be harmless."""
+        texts = face.abilities[:]
+        actions: list[Action] = []
+        try:
+            if not ({"instant", "sorcery"} & set(face.types)):
+                actions += self._whole_spell(face, target, label)
+            for text in texts:
+                actions += self._actions(face, text, target, label)
+        except Refused as err:
+            raise Refused("sa-index-unsupported", f"{label}: an ability by index, and one "
+                                                  f"candidate is not importable ({err})") from None
+        risky = [a for a in actions if a.kind in ("control", "exchange", "move")]
+        if risky:
+            raise Refused("sa-index-unsupported", f"{label}: an ability by index, and a "
+                                                  f"candidate would {risky[0].kind} an object")
+        self.rec.notes.append(f"ability-index-all-candidates-harmless:{label}")
+        return actions
+
+    def _actions(self, face: Face, text: str, target: tuple[str, str] | None,
+                 label: str) -> list[Action]:
+        """The actions of an ability and its SubAbility$ chain."""
+        out: list[Action] = []
+        seen: set[str] = set()
+        while True:
+            p = params(text)
+            action = self._action(face, p, target, label)
+            action.target = target
+            out.append(action)
+            sub = p.get("SubAbility")
+            if not sub or sub in seen or len(seen) > 50:
+                return out
+            seen.add(sub)
+            if sub not in face.svars:
+                raise Refused("svar-unknown", f"{label}: SubAbility$ {sub} is no SVar")
+            text = face.svars[sub]
+
+    def _action(self, face: Face, p: dict[str, str], target: tuple[str, str] | None,
+                label: str) -> Action:
+        kind = api(p) or "?"
+        if kind == "GainControl":
+            return Action("control", kind, p)
+        if kind == "ExchangeControl":
+            return Action("exchange", kind, p)
+        if kind == "ChangeZone":
+            origin = set(p.get("Origin", "").split(","))
+            dest = p.get("Destination", "")
+            if origin == {"Battlefield"} and dest in MOVE_TO:
+                return Action("move", MOVE_TO[dest], p)
+            if origin and origin <= HIDDEN and dest in HIDDEN:
+                return Action("note", "ignored-zone-move:ChangeZone")
+            raise Refused("setup-api-unsupported:ChangeZone",
+                          f"{label}: ChangeZone from {p.get('Origin')!r} to {dest!r}")
+        if kind in MAKERS or (kind == "Effect" and p.get("Name", "").startswith("Emblem")):
+            return Action("creates", kind)
+        if kind == "Effect":
+            for name in p.get("StaticAbilities", "").split(","):
+                if "GainControl$" in face.svars.get(name.strip(), ""):
+                    raise Refused("setup-api-unsupported:Effect",
+                                  f"{label}: an effect with a control static")
+        if kind in ("Pump", "PutCounter") and (
+                p.get("NumDef", "").startswith("-") or p.get("CounterType") == "M1M1"):
+            return Action("sba", kind, p)
+        if kind in ("Dig", "Mill", "Discard") and "Battlefield" in (
+                p.get("DestinationZone", "") + p.get("DestinationZone2", "")):
+            raise Refused(f"setup-api-unsupported:{kind}", f"{label}: onto the battlefield")
+        if kind in ZONE_MOVERS:
+            return Action("note", f"ignored-zone-move:{kind}")
+        if kind in NO_CONTROL:
+            return Action("note", f"ignored-no-control:{kind}")
+        raise Refused(f"setup-api-unsupported:{kind}", f"{label}: API {kind} is not read")
+
+    def _apply(self, actions: list[Action], host: str, activator: str, label: str,
+               phantom: bool) -> None:
+        for action in actions:
+            if action.kind == "note":
+                self.rec.notes.append(action.value)
+            elif action.kind == "creates":
+                if [label, "setup-creates-objects"] not in self.rec.left_out:
+                    self.rec.left_out.append([label, "setup-creates-objects"])
+            elif action.kind == "sba":
+                target = self._defined(action, host, label, required=False)
+                if target:
+                    self.sba.add(target)
+            elif action.kind == "move":
+                self._move(self._defined(action, host, label), action.value, host)
+            else:
+                self._control(action, host, activator, label, phantom)
+
+    def _defined(self, action: Action, host: str, label: str, required: bool = True,
+                 defined: str | None = None) -> str | None:
+        """The one listed object an ability acts on: its target, or itself."""
+        defined = defined or action.params.get("Defined", "Targeted")
+        target = action.target
+        if defined == "Self" and host in self.objects:
+            return host
+        if defined in ("Targeted", "ParentTarget") and target and target[0] == "object":
+            return target[1]
+        if not required:
+            return None
+        raise Refused("setup-targets-unresolved", f"{label}: the ability's object "
+                                                  f"(Defined$ {defined}) is no listed object")
+
+    def _move(self, oid: str | None, zone: str, host: str) -> None:
+        assert oid is not None
+        obj = self.objects[oid]
+        if obj["zone"] != "battlefield":
+            raise Refused("setup-targets-unresolved", f"{oid} is not on the battlefield")
+        if "attached_to" in obj or any(o.get("attached_to") == oid
+                                       for o in self.objects.values()):
+            raise Refused("setup-move-with-attachments", f"{oid} moves at load with an "
+                                                         "attachment (state-based actions "
+                                                         "are not simulated)")
+        obj["zone"] = zone
+        obj.pop("tapped", None)
+        obj["left_battlefield"] = {"at": self.time}
+        label = f"setup move to {zone}"
+        self.moved[oid] = label
+        self.touched.setdefault(oid, []).append(label)
+        self.sources[f"{oid}:{label}"] = host
+
+    def _control(self, action: Action, host: str, activator: str, label: str,
+                 phantom: bool) -> None:
+        p = action.params
+        lose = ",".join(sorted(x.strip() for x in p.get("LoseControl", "").split(",")
+                               if x.strip()))
+        lose = {"LeavesPlay,LoseControl": "LeavesPlay,LoseControl"}.get(lose, lose)
+        duration = DURATIONS.get(lose)
+        if duration is None or "Duration" in p:
+            raise Refused(f"duration-unsupported:{p.get('LoseControl') or p.get('Duration')}",
+                          f"{label}: no snapshot duration says the same")
+        if duration in SOURCE_BOUND and (phantom or host not in self.objects
+                                         or self.objects[host]["zone"] != "battlefield"):
+            raise Refused(f"duration-unsupported:{p.get('LoseControl')}",
+                          f"{label}: the source is not on the battlefield")
+        eid = f"e{len(self.effects) + 1}"
+        effect: dict[str, Any] = {"id": eid, "kind": "", "source": host,
+                                  "timestamp": self.time, "note": label}
+        if action.kind == "exchange":
+            if p.get("Defined") != "Self" or host not in self.placed:
+                raise Refused("exchange-targets-unresolved", f"{label}: both objects of the "
+                                                             "exchange must be listed")
+            other = self._defined(action, host, label, defined="Targeted")
+            assert other is not None
+            effect.update(kind="exchange", objects=[host, other])
+        else:
+            if any(k in p for k in ("AllValid", "Defined")) and p.get("Defined") not in (
+                    None, "Targeted"):
+                raise Refused("setup-targets-unresolved", f"{label}: GainControl of "
+                                                          "objects the file does not name")
+            target = self._defined(action, host, label, defined="Targeted")
+            assert target is not None
+            new = p.get("NewController")
+            player = activator
+            current = action.target
+            if new in ("Targeted", "TargetedPlayer") and current and current[0] == "player":
+                player = current[1]
+            elif new not in (None, "You"):
+                raise Refused("new-controller-unsupported", f"{label}: NewController$ {new}")
+            effect.update(kind="control", origin="resolution", player=player,
+                          objects=[target])
+        if duration != "indefinite":
+            effect["duration"] = duration
+        for oid in effect["objects"]:
+            if self.objects[oid]["zone"] != "battlefield":
+                raise Refused("setup-targets-unresolved", f"{label}: {oid} is not on the "
+                                                          "battlefield")
+            self.touched.setdefault(oid, []).append(eid)
+        self.sources[eid] = host
+        self.effects.append(effect)
+
+    # --- statics, order, claims ------------------------------------------------------
+
+    def _statics(self) -> None:
+        for oid in list(self.placed):
+            obj = self.objects[oid]
+            if obj["zone"] != "battlefield" or obj.get("face_down") or oid not in self.script:
+                continue
+            for line in self._face(oid).statics:
+                p = params(line)
+                if "GainControl" not in p or p.get("Mode") != "Continuous":
+                    continue
+                if p.get("Affected") not in STATIC_AFFECTED or any(
+                        k in p for k in STATIC_CONDITIONS):
+                    raise Refused("static-control-unsupported",
+                                  f"{oid} ({obj['note']}): static {line[:80]!r}")
+                eid = f"e{len(self.effects) + 1}"
+                self.effects.append({"id": eid, "kind": "control", "origin": "static",
+                                     "source": oid, "attached": True,
+                                     "timestamp": obj["entered"]["at"],
+                                     "note": f"static of {obj['note']}"})
+                self.sources[eid] = oid
+                if obj.get("attached_to"):
+                    self.touched.setdefault(obj["attached_to"], []).append(eid)
+
+    def _order(self) -> None:
+        unsure: set[str] = set()
+        for oid, labels in self.touched.items():
+            if len(labels) > 1:
+                self.rec.notes.append(f"order-sensitive:{oid}")
+                unsure.add(oid)
+        for oid, labels in self.touched.items():
+            for label in labels:
+                source = self.sources.get(label) or self.sources.get(f"{oid}:{label}")
+                if any(other != label for other in self.touched.get(source or "", ())):
+                    # its source's own controller or zone is changed by another step
+                    self.rec.notes.append(f"order-sensitive:{oid}")
+                    unsure.add(oid)
+        by_id = {e["id"]: e for e in self.effects}
+        for oid in sorted(self.touched):
+            if oid in unsure or oid in self.sba:
+                continue
+            for label in self.touched[oid]:
+                if label.startswith("setup move"):
+                    self.rec.superseded.append([oid, label])
+                    continue
+                effect = by_id[label]
+                if effect["kind"] == "exchange":
+                    a, b = effect["objects"]
+                    differs = self.placed[a] != self.placed[b]
+                elif effect["origin"] == "static":
+                    # a dump's placement is Forge's answer with its statics applied: a
+                    # static that disagrees with it is a real disagreement, not superseded
+                    differs = self.game.kind == "puzzle" and \
+                        self.placed[effect["source"]] != self.placed[oid]
+                else:
+                    differs = effect["player"] != self.placed[oid]
+                if differs:
+                    self.rec.superseded.append([oid, label])
+        for oid in sorted(unsure):
+            self.sba.discard(oid)
+            self.rec.withheld.append([oid, "controller", "order-unknown"])
+
+    def _snapshot(self, active: str | None) -> dict[str, Any]:
+        claims: list[dict[str, Any]] = []
+        withheld = {w[0] for w in self.rec.withheld}
+        for oid in sorted(self.sba):
+            if oid in self.placed and oid not in withheld:
+                self.rec.withheld.append([oid, "controller", "sba-risk"])
+                withheld.add(oid)
+        for oid, obj in self.objects.items():
+            if obj["zone"] == "gone":  # a precast phantom: no claim about it
+                continue
+            claims.append({"object": oid, "owner": self.owner[oid]})
+            if oid in self.placed and oid not in withheld:
+                claims.append({"object": oid, "controller": self.placed[oid]})
+        game = self.game
+        title = game.metadata.get("Name", "")
+        doc: dict[str, Any] = {"format": "snapshot/1", "id": game.name,
+                               "note": f"forge {game.kind} {game.name}"
+                                       + (f": {title}" if title else ""),
+                               "players": [pid(n) for n in game.players]}
+        if active:
+            doc["active_player"] = active
+        doc.update(objects=list(self.objects.values()), effects=self.effects, claims=claims)
+        self.rec.status = "partial" if self.rec.left_out else "imported"
+        self.rec.counts = {
+            "objects": len(self.objects), "effects": len(self.effects),
+            "owner_claims": sum("owner" in c for c in claims),
+            "controller_claims": sum("controller" in c for c in claims),
+            "withheld": len(self.rec.withheld),
+            "owner_ne_controller": sum(1 for o in self.placed
+                                       if self.owner[o] != self.placed[o])}
+        return doc
+
+
+def _undefine(svar: str, target: str | None) -> str:
+    """As Forge's ``executeScript``: with a ``->T`` target, an SVar's own ``Defined$`` is
+    turned off so that the ability acts on the target instead."""
+    return svar.replace("| Defined$", "| Undefined$") if target is not None else svar
+
+
+def _split_target(text: str) -> tuple[str, str | None]:
+    spec, arrow, target = text.rpartition("->") if "->" in text else (text, "", "")
+    return spec.strip(), (target.strip() if arrow else None)
+
+
+def _token_types(name: str) -> list[str]:
+    for part in name[2:].split(","):
+        key, _, value = part.partition(":")
+        if key.strip() == "Types":
+            return [w.lower() for w in value.split("-") if w]
+    return []
+
+
+def translate(game: GameFile, cards: CardData | None) -> tuple[dict[str, Any] | None, Record]:
+    """The snapshot (None when refused) and the report record of one parsed file."""
+    t = Translator(game, cards)
+    try:
+        return t.run(), t.rec
+    except Refused as err:
+        rec = Record(game.name, game.kind, "refused", f"{err.code}: {err.detail}",
+                     players=t.rec.players, notes=t.rec.notes)
+        return None, rec
