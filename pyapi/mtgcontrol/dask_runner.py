@@ -1,16 +1,17 @@
 """Batch on a Dask distributed cluster (``mtgcontrol batch --dask ADDRESS|local``).
 
 The client (the machine running ``mtgcontrol batch``) reads the input and writes the
-output; each partition (``--batch-size`` lines) travels to a worker as bytes together
-with the settings (a few small fields, so nothing is scattered that a dying worker
-could take with it), is judged there by the same `batch.judge_lines` as locally, and
+output; each partition (``--batch-size`` lines) travels to a worker as bytes, with the
+settings beside it in the same task (nothing is scattered, so nothing is lost with the
+workers that held it), is judged there by the same `batch.judge_lines` as locally, and
 comes back as output lines, so the output is byte for byte that of a local run.  At
 most a few partitions per worker are in flight, so the client's memory stays flat.
-A partition whose worker dies is re-run elsewhere (``RETRIES`` times; a LocalCluster's
-nannies restart killed workers); a cluster that cannot start, or a partition that kills
-every worker it meets, ends the run with exit 2 and one line.  ``--dask local`` starts
-no dashboard and silences the library's logging.  Workers need ``mtgcontrol``
-installed (the same version); the input and output files need not be visible to them.
+
+Workers may die: Dask re-runs a partition whose worker died on another (a LocalCluster's
+nannies start replacements); a partition that killed its workers too often (Dask's
+``KilledWorker``) is judged again line by line, and a line that kills its worker again
+becomes an error record, as with local workers.  Workers need ``mtgcontrol`` installed
+(the same version); the input and output files need not be visible to them.
 """
 
 from __future__ import annotations
@@ -20,17 +21,21 @@ import uuid
 import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from concurrent.futures import CancelledError
+from contextlib import suppress
+from dataclasses import dataclass, field
 from typing import Any
 
 from .api import InputError
 from .lines import Line
 from .validate import InputProblem
-from .workers import Result, WorkersFailed
+from .workers import PRELOAD, Result, WorkersFailed
 
 IN_FLIGHT_PER_WORKER = 4
-RETRIES = 5
-"""Times a partition is re-run after its worker died before the run gives up."""
+RESUBMITS = 3
+"""Times a partition the cluster lost (cancelled, not judged) is sent again."""
+WAIT_FOR_WORKERS = 60.0
+"""Seconds to wait for a first worker to join a remote scheduler."""
 
 
 def _judge(lines: list[Line], settings: Any) -> list[Result]:
@@ -39,16 +44,10 @@ def _judge(lines: list[Line], settings: Any) -> list[Result]:
     return judge_lines(lines, settings)
 
 
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0][:200]}" if text else type(err).__name__
-
-
-def _quiet() -> None:
-    """No library warnings or log lines on the user's terminal."""
-    for name in ("distributed", "tornado", "bokeh"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    warnings.filterwarnings("ignore", module=r"(distributed|dask|tornado)(\.|$)")
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0][:200]}" if text \
+        else type(error).__name__
 
 
 @dataclass
@@ -58,52 +57,108 @@ class DaskRunner:
     address: str
     settings: Any
     workers: int = 1
+    _client: Any = field(default=None, init=False, repr=False)
+    _keys: str = field(default_factory=lambda: uuid.uuid4().hex, init=False, repr=False)
+    _submitted: int = field(default=0, init=False, repr=False)
 
-    def _connect(self) -> tuple[Any, Any]:
+    def run(self, chunks: Iterable[list[Line]]) -> Iterator[list[Result]]:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
             raise InputError([InputProblem("mtgcontrol", "--dask", "Dask installed "
                                            "(pip install 'mtgcontrol[dask]')")]) from None
-        _quiet()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Dask's start-up advice is not the user's business
+            cluster, self._client = self._connect(Client, LocalCluster)
+        try:
+            window = IN_FLIGHT_PER_WORKER * max(1, len(self._client.scheduler_info()["workers"]))
+            pending: deque[tuple[list[Line], Any]] = deque()
+            for chunk in chunks:
+                pending.append((chunk, self._submit(chunk)))
+                if len(pending) >= window:
+                    yield self._result(*pending.popleft())
+            while pending:
+                yield self._result(*pending.popleft())
+        finally:
+            _quiet_close(self._client, cluster)
+
+    def _connect(self, client_type: Any, cluster_type: Any) -> tuple[Any, Any]:
         cluster = None
         try:
             if self.address == "local":
-                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                where = "a local Dask cluster"
+                _fast_local_workers()
+                cluster = cluster_type(n_workers=self.workers, threads_per_worker=1,
                                        processes=True, dashboard_address=None,
-                                       silence_logs=logging.CRITICAL)
-                return cluster, Client(cluster)
-            return None, Client(self.address)  # distributed.comm.timeouts.connect
-        except Exception as err:  # noqa: BLE001 - any start-up failure is one line, exit 2
-            if cluster is not None:
-                cluster.close()
-            where = "a local Dask cluster could not start" if self.address == "local" \
-                else f"no Dask cluster at {self.address}"
-            raise WorkersFailed(f"{where} ({_first_line(err)})") from None
+                                       silence_logs=logging.CRITICAL,
+                                       # no dashboard; its HTTP server (health checks)
+                                       # on a free local port, not 8787 on every interface
+                                       scheduler_kwargs={"dashboard": False,
+                                                         "dashboard_address": "127.0.0.1:0"})
+                return cluster, client_type(cluster)
+            where = f"a Dask cluster at {self.address}"
+            client = client_type(self.address)  # distributed.comm.timeouts.connect
+            try:
+                client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+            except BaseException:
+                client.close()
+                raise
+            return None, client
+        except Exception as err:  # noqa: BLE001 - whatever stops the start is one message
+            _quiet_close(None, cluster)
+            message = (f"no Dask cluster at {self.address}" if self.address != "local"
+                       else "could not start a local Dask cluster")
+            if isinstance(err, TimeoutError) and "worker" in str(err).lower():
+                message = f"{where} has no worker (waited {WAIT_FOR_WORKERS:.0f} s)"
+            raise WorkersFailed(f"{message} ({_one_line(err)})") from None
 
-    def run(self, chunks: Iterable[list[Line]]) -> Iterator[list[Result]]:
-        cluster, client = self._connect()
+    def _submit(self, lines: list[Line]) -> Any:
+        self._submitted += 1
+        return self._client.submit(_judge, lines, self.settings, pure=False,
+                                   key=f"mtgcontrol-judge-{self._keys}-{self._submitted}")
+
+    def _result(self, lines: list[Line], future: Any, resubmits: int = RESUBMITS
+                ) -> list[Result]:
+        from distributed import KilledWorker
+
         try:
-            window = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
-            pending: deque[Any] = deque()
-            run = uuid.uuid4().hex
-            for number, chunk in enumerate(chunks):
-                pending.append(client.submit(_judge, chunk, self.settings, pure=False,
-                                             retries=RETRIES,
-                                             key=f"mtgcontrol-judge-{run}-{number}"))
-                if len(pending) >= window:
-                    yield _result(pending.popleft())
-            while pending:
-                yield _result(pending.popleft())
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            return future.result()
+        except KilledWorker as err:
+            if len(lines) > 1:
+                alone = [([line], self._submit([line])) for line in lines]
+                return [r for line, f in alone for r in self._result(line, f, resubmits)]
+            from .batch import failed_line
+
+            return [failed_line(lines[0], "a snapshot the engine can judge; the Dask "
+                                f"workers judging it kept dying ({_one_line(err)})")]
+        except CancelledError as err:  # the cluster dropped it (e.g. lost its workers)
+            if resubmits <= 0:
+                raise WorkersFailed(f"the Dask cluster keeps losing the partition from line "
+                                    f"{lines[0][0]} ({_one_line(err)})") from None
+            return self._result(lines, self._submit(lines), resubmits - 1)
 
 
-def _result(future: Any) -> list[Result]:
-    try:
-        return future.result()
-    except Exception as err:  # noqa: BLE001 - judge_lines never raises: the cluster failed
-        raise WorkersFailed(f"the Dask cluster lost a partition ({_first_line(err)})") \
-            from None
+def _fast_local_workers() -> None:
+    """A LocalCluster's workers without Dask's statistical profiler (it samples every
+    worker's stack every 10 ms: about a quarter more CPU per snapshot, BENCHMARKS.md),
+    forked from a server that has imported Dask and this package and parsed the program
+    once (as workers.Pool's are), not each spawned as a fresh interpreter doing it all."""
+    import multiprocessing
+
+    import dask
+    from distributed.utils import get_mp_context
+
+    dask.config.set({"distributed.worker.profile.enabled": False})
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    get_mp_context().set_forkserver_preload(["distributed", *PRELOAD])
+
+
+def _quiet_close(client: Any, cluster: Any) -> None:
+    """Close without Dask's shutdown chatter (closed comms, cancelled heartbeats)."""
+    for thing in (client, cluster):
+        if thing is None:
+            continue
+        with suppress(Exception):  # the run's output is already whole
+            thing.close()
