@@ -451,40 +451,20 @@ def cmd_floor(args: argparse.Namespace) -> None:
               f"({seconds / budget:.1f}x the budget)")
 
 
-def _tree_cpu(root: int, seen: dict[int, float]) -> None:
-    """Record in ``seen`` the CPU seconds so far of every process in the tree."""
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        seen.setdefault(-int(entry), float(fields[1]))  # parent, kept apart
-        seen[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
-    parents = {-k: int(v) for k, v in seen.items() if k < 0}
-    inside = {root}
-    for pid in sorted(parents):
-        if parents[pid] in inside:
-            inside.add(pid)
-    for pid in [p for p in seen if p > 0 and p not in inside]:
-        del seen[pid]
-
-
 def cpu_run(cmd: list[str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds of the command's whole process tree (sampled every
     0.2 s, so the last moments of a short-lived process may be missed)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
-    seen: dict[int, float] = {}
+    tree = load("bench_memory")._tree  # pid -> (resident bytes, CPU ticks), from /proc
+    seen: dict[int, float] = {}  # a process that ended keeps its last figure
     while proc.poll() is None:
-        _tree_cpu(proc.pid, seen)
+        seen.update((pid, ticks / os.sysconf("SC_CLK_TCK"))
+                    for pid, (_rss, ticks) in tree(proc.pid).items())
         time.sleep(0.2)
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
-    return time.perf_counter() - start, sum(v for k, v in seen.items() if k > 0)
+    return time.perf_counter() - start, sum(seen.values())
 
 
 def cmd_dask(args: argparse.Namespace) -> None:
