@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args(argv)
 
-    from mtgcontrol.api import adjudicate_many
+    from mtgcontrol.engine.api import adjudicate_many
 
     lines = corpus_lines(args.snapshots, args.seed)
     docs = [json.loads(line) for line in lines]

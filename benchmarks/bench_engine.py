@@ -178,7 +178,7 @@ def cmd_phases(args: argparse.Namespace) -> None:
     """CPU time per phase (one process), the facts floor of the same snapshots
     in the same run, and the ground atoms per snapshot."""
     from mtgcontrol import catalog
-    from mtgcontrol.api import adjudicate_many, engine_for
+    from mtgcontrol.engine.api import adjudicate_many, engine_for
 
     make = load("make_corpus")
     rng = random.Random(args.seed)
@@ -349,7 +349,7 @@ def cmd_effects(args: argparse.Namespace) -> None:
 
 
 def cmd_differential(args: argparse.Namespace) -> None:
-    from mtgcontrol.api import adjudicate_many
+    from mtgcontrol.engine.api import adjudicate_many
 
     make = load("make_corpus")
     rng = random.Random(args.seed)
@@ -410,7 +410,7 @@ def cmd_floor(args: argparse.Namespace) -> None:
     facts, 128 to a grounding, with no rules or with only the reference's subset.
     Compared with the budget the target leaves each of 2 workers."""
     from mtgcontrol import catalog
-    from mtgcontrol.api import adjudicate_many, engine_for
+    from mtgcontrol.engine.api import adjudicate_many, engine_for
 
     make = load("make_corpus")
     reference = load("reference")

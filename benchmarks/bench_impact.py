@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from mtgcontrol import catalog, research
     from mtgcontrol.engine import Engine
-    from mtgcontrol.validate import problems
+    from mtgcontrol.engine.validate import problems
 
     lines = corpus_lines(args.snapshots, args.seed)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} core(s), "

@@ -334,7 +334,7 @@ def uneven_judge(lines: list[tuple[int, bytes]], _settings: object) -> list[tupl
 
 
 def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
-    from mtgcontrol.workers import Pool
+    from mtgcontrol.batch.workers import Pool
 
     pool = Pool(2, uneven_judge, None, PATIENCE, lambda line, why: (True, why))
     chunks = [[(n, b"")] for n in range(1, 13)]

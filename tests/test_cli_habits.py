@@ -18,10 +18,10 @@ import yaml
 from test_engine import ROOT
 
 from mtgcontrol import adjudicate, catalog
+from mtgcontrol.batch.progress import Bar
 from mtgcontrol.cli import main
 from mtgcontrol.engine import Engine, Frame
-from mtgcontrol.progress import Bar
-from mtgcontrol.solve import ENCODINGS, parse_atom
+from mtgcontrol.engine.solve import ENCODINGS, parse_atom
 
 EXAMPLE = ROOT / "examples" / "01-mind-control.json"
 
@@ -165,7 +165,7 @@ def test_no_message_has_a_doubled_word() -> None:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found += [f"{path}:{node.lineno}: {m.group(0)}"
                           for m in DOUBLED.finditer(node.value)]
-    texts = [*(ROOT / "pyapi" / "mtgcontrol" / "languages").glob("*.toml"),
+    texts = [*(ROOT / "pyapi" / "mtgcontrol" / "present" / "languages").glob("*.toml"),
              ROOT / "rules" / "catalog.toml"]
     for path in texts:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -18,9 +18,9 @@ import pytest
 from test_engine import all_snapshots
 
 from mtgcontrol import catalog
-from mtgcontrol.api import adjudicate_many
 from mtgcontrol.engine import Engine, Frame
-from mtgcontrol.facts import PLAIN_CLOCK
+from mtgcontrol.engine.api import adjudicate_many
+from mtgcontrol.engine.facts import PLAIN_CLOCK
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,7 +110,7 @@ def test_no_rule_counts_or_shows_card_types() -> None:
     """What engine.read_types relies on: types are only matched, never counted or shown."""
     import re
 
-    from mtgcontrol.solve import ENCODINGS
+    from mtgcontrol.engine.solve import ENCODINGS
 
     for name in ENCODINGS:  # the judging program (generator.lp is research's)
         path = ROOT / "encodings" / f"{name}.lp"

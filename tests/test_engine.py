@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from mtgcontrol import InputError, adjudicate, catalog
-from mtgcontrol.api import version_for
 from mtgcontrol.cli import main
-from mtgcontrol.facts import Names, snapshot_facts
-from mtgcontrol.solve import Program
+from mtgcontrol.engine.api import version_for
+from mtgcontrol.engine.facts import Names, snapshot_facts
+from mtgcontrol.engine.solve import Program
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())  # the spec's

@@ -11,8 +11,8 @@ import pytest
 from test_engine import ROOT, all_snapshots
 
 from mtgcontrol.cli import main
-from mtgcontrol.explain import Derivation, Explained, _lookup, explain, to_document
-from mtgcontrol.pages import ruling_page
+from mtgcontrol.present.explain import Derivation, Explained, _lookup, explain, to_document
+from mtgcontrol.present.pages import ruling_page
 
 SNAPSHOTS = all_snapshots()
 FACTS = ("owner", "controller", "you", "default_controller")

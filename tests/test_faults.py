@@ -26,7 +26,7 @@ from test_batch import (
     workers,
 )
 
-from mtgcontrol import output
+from mtgcontrol.batch import output
 from mtgcontrol.cli import main
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from mtgcontrol.api import adjudicate_many
 from mtgcontrol.cli import main
+from mtgcontrol.engine.api import adjudicate_many
+from mtgcontrol.engine.ruling import Ruling
 from mtgcontrol.forge.cardscript import CardData
 from mtgcontrol.forge.command import import_file
-from mtgcontrol.ruling import Ruling
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "forge"

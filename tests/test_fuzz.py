@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from mutations import mutate
 
 from mtgcontrol import InputError, adjudicate
-from mtgcontrol.batch import Settings, judge_lines
+from mtgcontrol.batch.judge import Settings, judge_lines
 from mtgcontrol.cli import main
-from mtgcontrol.text import ruling_table
+from mtgcontrol.present.text import ruling_table
 
 CORPUS = Path(__file__).resolve().parent / "data" / "fuzz-corpus.jsonl"
 

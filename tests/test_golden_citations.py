@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from mtgcontrol import catalog
-from mtgcontrol.api import ErrorRecord, adjudicate_many
+from mtgcontrol.engine.api import ErrorRecord, adjudicate_many
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios"

@@ -1,5 +1,5 @@
 """Input errors in snapshots: each kind is reported with the snapshot's name, the exact JSON
-path and plain wording (mtgcontrol.validate)."""
+path and plain wording (mtgcontrol.engine.validate)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mtgcontrol.validate import InputProblem, problems, snapshot_name
+from mtgcontrol.engine.validate import InputProblem, problems, snapshot_name
 
 # The example of the snapshot format contract (snapshot-format.md, "Example"), verbatim.
 SPEC_EXAMPLE_JSON = """
@@ -607,7 +607,7 @@ def test_compiled_schema_never_accepts_what_the_schema_rejects() -> None:
     import random
     from collections.abc import Iterator
 
-    from mtgcontrol.validate import _quick_valid, _schema_problems
+    from mtgcontrol.engine.validate import _quick_valid, _schema_problems
 
     rng = random.Random(7)
     values = [None, 0, -1, 1.5, 3.0, "x", "", True, [], {}, "carol", "battlefield",

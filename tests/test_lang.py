@@ -11,9 +11,9 @@ from test_engine import ROOT
 
 from mtgcontrol import catalog
 from mtgcontrol.cli import main
-from mtgcontrol.explain import explain, to_document
-from mtgcontrol.lang import codes, language
-from mtgcontrol.ruling import VIA
+from mtgcontrol.engine.ruling import VIA
+from mtgcontrol.present.explain import explain, to_document
+from mtgcontrol.present.lang import codes, language
 
 OTHERS = [c for c in codes() if c != "en"]
 

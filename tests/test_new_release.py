@@ -15,8 +15,8 @@ import yaml
 from crtexts import CR_DIR
 
 from mtgcontrol import catalog
-from mtgcontrol.api import adjudicate_many
 from mtgcontrol.cli import main
+from mtgcontrol.engine.api import adjudicate_many
 
 NEWEST = CR_DIR / "cr-2026-08-07.txt"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"

@@ -91,7 +91,7 @@ def test_repr_html_in_notebooks() -> None:
     page = html.unescape(shown.split('srcdoc="', 1)[1].split('" title=', 1)[0])
     assert '<tr data-object="bear">' in page and "613.1b" in page
     assert "_snapshot" not in ruling.to_json()
-    from mtgcontrol.explain import explain
+    from mtgcontrol.present.explain import explain
 
     french = html.unescape(explain(EXAMPLES[0], lang="fr")._repr_html_())
     assert '<html lang="fr">' in french and "contrôleur" in french

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from mtgcontrol import ruling
+from mtgcontrol.engine import ruling
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "predicates.md"
 ENCODINGS = ROOT / "encodings"
-FACTS = ROOT / "pyapi" / "mtgcontrol" / "facts.py"
-RULING = ROOT / "pyapi" / "mtgcontrol" / "ruling.py"
+FACTS = ROOT / "pyapi" / "mtgcontrol" / "engine" / "facts.py"
+RULING = ROOT / "pyapi" / "mtgcontrol" / "engine" / "ruling.py"
 
 INPUT = "Input predicates"
 OUTPUT = "Output predicates"

@@ -14,11 +14,11 @@ import pytest
 from test_differential import corpus_module
 
 from mtgcontrol import catalog, research
-from mtgcontrol.api import adjudicate
 from mtgcontrol.cli import main
 from mtgcontrol.engine import Engine
+from mtgcontrol.engine.api import adjudicate
+from mtgcontrol.engine.validate import problems
 from mtgcontrol.research import Bounds, generate, impact_exhaustive
-from mtgcontrol.validate import problems
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN_PROPOSAL = ROOT / "docs" / "proposals" / "token-owner-entered.lp"

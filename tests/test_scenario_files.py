@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from mtgcontrol import adjudicate_many
-from mtgcontrol.facts import default_now
-from mtgcontrol.ruling import Ruling, controller_at
+from mtgcontrol.engine.facts import default_now
+from mtgcontrol.engine.ruling import Ruling, controller_at
 from mtgcontrol.scenarios import (
     Scenario,
     ScenarioError,

@@ -18,8 +18,8 @@ import clingo
 import pytest
 
 from mtgcontrol import catalog, research
-from mtgcontrol.causes import minimal_causes
 from mtgcontrol.cli import main
+from mtgcontrol.engine.causes import minimal_causes
 from mtgcontrol.research import Bounds, impact_exhaustive
 from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
 from mtgcontrol.research.search import (

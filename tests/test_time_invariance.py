@@ -25,9 +25,9 @@ import pytest
 from test_differential import corpus_module
 from test_engine import all_snapshots
 
-from mtgcontrol.api import adjudicate_many
-from mtgcontrol.facts import default_now
-from mtgcontrol.ruling import controller_at
+from mtgcontrol.engine.api import adjudicate_many
+from mtgcontrol.engine.facts import default_now
+from mtgcontrol.engine.ruling import controller_at
 
 SCALE = 10
 SHIFTS = (31, 1003)  # no scaled time is a small count in a text

@@ -14,9 +14,9 @@ from test_differential import corpus_module
 from test_engine import all_snapshots
 from test_predicates_doc import INPUT, OUTPUT, defined, documented, shown
 
-from mtgcontrol import vocabulary
-from mtgcontrol.facts import Names, snapshot_facts
-from mtgcontrol.validate import problems
+from mtgcontrol.engine import vocabulary
+from mtgcontrol.engine.facts import Names, snapshot_facts
+from mtgcontrol.engine.validate import problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "pyapi" / "mtgcontrol" / "schema" / "snapshot.schema.json"

@@ -17,17 +17,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
-from .api import InputError, adjudicate_many, load_snapshot, parse_json
-from .interrupts import (
+from .engine.api import InputError, adjudicate_many, load_snapshot, parse_json
+from .engine.interrupts import (
     Interrupted,
     exit_if_stopped,
     interruptible,
     restore_default_signals,
 )
-from .ruling import Ruling
-from .solve import NoRuling, load_changes
-from .text import escaped, ruling_table
-from .validate import InputProblem, shown
+from .engine.ruling import Ruling
+from .engine.solve import NoRuling, load_changes
+from .engine.validate import InputProblem, shown
+from .present.text import escaped, ruling_table
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
           "verify; or a verify --time-limit left an invariant undecided) or some corpus "
@@ -149,15 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _page_options(p)
 
-    from .batch import (
+    from .batch.judge import (
         DEFAULT_MAX_EFFECTS,
         DEFAULT_MAX_MEMORY,
         DEFAULT_MAX_OBJECTS,
         DEFAULT_TIMEOUT,
         DEFAULT_WORKER_MEMORY,
     )
-    from .lines import DEFAULT_MAX_LINE_BYTES
-    from .progress import EXIT_CODES
+    from .batch.lines import DEFAULT_MAX_LINE_BYTES
+    from .batch.progress import EXIT_CODES
 
     p = sub.add_parser(
         "batch", help="judge a JSON Lines file of snapshots, in order",
@@ -430,7 +430,7 @@ def catalog_check(rules: str) -> None:
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     if args.format == "html":
-        from .pages import cmd_adjudicate_html
+        from .present.pages import cmd_adjudicate_html
 
         return cmd_adjudicate_html(args, _items(args.files), _changes(args))
     rulings = _judge(args)
@@ -440,9 +440,9 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    from .api import version_for
-    from .facts_text import facts_program
-    from .validate import problems
+    from .engine.api import version_for
+    from .engine.validate import problems
+    from .present.facts_text import facts_program
 
     if args.rules is not None:
         catalog_check(args.rules)
@@ -468,7 +468,7 @@ def _write(output: str | None, text: str) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .pages import cmd_explain as run
+    from .present.pages import cmd_explain as run
 
     return run(args, _items([args.file])[0], _changes(args))
 
@@ -483,7 +483,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
         import time
 
-        from .pages import cmd_check_html
+        from .present.pages import cmd_check_html
 
         started = time.monotonic()
         rulings = _judge(args)
@@ -512,9 +512,9 @@ def _check_corpus(source: str, args: argparse.Namespace) -> int:
     import json
     import time
 
-    from .batch import Settings, judge_lines
-    from .lines import chunks, count_lines, numbered, open_input
-    from .progress import Bar, summary
+    from .batch.judge import Settings, judge_lines
+    from .batch.lines import chunks, count_lines, numbered, open_input
+    from .batch.progress import Bar, summary
 
     started = time.monotonic()
     settings = Settings(args.rules, _changes(args))
@@ -552,19 +552,20 @@ def _vkey(v: object) -> tuple[str, str, tuple[str, ...]]:
 
 
 def _causes(args: argparse.Namespace, doc: object, ruling: Ruling) -> dict[object, list[str]]:
-    from .causes import minimal_causes
+    from .engine.causes import minimal_causes
 
     version = catalog.resolve(ruling.rules)
     return {_vkey(c.violation): c.paths for c in minimal_causes(doc, version, _changes(args))}
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from .batch import Run, Settings, run_batch
+    from .batch.judge import Settings
+    from .batch.run import Run, run_batch
 
     if args.rules is not None:
         catalog_check(args.rules)
     if args.html is not None:
-        from .pages import check_page_options
+        from .present.pages import check_page_options
 
         check_page_options(args)
     settings = Settings(args.rules, _changes(args), args.batch_size, args.max_objects,
@@ -574,7 +575,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                          args.resume, args.dask, args.argv, args.worker_memory,
                          args.max_line_bytes))
     if args.html is not None and code in (0, 1):
-        from .pages import batch_summary_file
+        from .present.pages import batch_summary_file
 
         batch_summary_file(args.output, args.html, args.lang, args.input,
                            time.monotonic() - started)
@@ -595,7 +596,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     if args.rules_command == "diff":
-        from .rulediff import cmd_rules_diff
+        from .release import cmd_rules_diff
 
         return cmd_rules_diff(args)
     from .coverage import print_catalog, print_group
@@ -613,7 +614,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
     catalog_check(args.from_version)
     catalog_check(args.to_version)
     if args.format == "html":
-        from .pages import cmd_research_html
+        from .present.pages import cmd_research_html
 
         return cmd_research_html("impact", run, args, _changes(args))
     return run(args, _changes(args))
@@ -625,7 +626,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.rules is not None:
         catalog_check(args.rules)
     if args.format == "html":
-        from .pages import cmd_research_html
+        from .present.pages import cmd_research_html
 
         return cmd_research_html("verify", run, args, _changes(args))
     return run(args, _changes(args))

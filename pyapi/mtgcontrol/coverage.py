@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from . import catalog
-from .validate import shown
+from .engine.validate import shown
 
 # `mtgcontrol rules` and ``print_catalog``: look for scenario files here,
 # relative to the current directory.
@@ -168,7 +168,7 @@ def load_scenarios(folder: Path) -> list[ScenarioFile]:
 
 
 def _engine_digest() -> str:
-    from .solve import encoding_text
+    from .engine.solve import encoding_text
 
     h = hashlib.sha256(encoding_text().encode())
     for version in catalog.versions():
@@ -206,8 +206,8 @@ def _judge_citations(version: catalog.Version,
                      snapshots: Sequence[dict[str, Any]]) -> list[set[str]]:
     """The rule numbers each snapshot's ruling cites under ``version`` (the engine's
     plain path, one grounding)."""
-    from .api import engine_for
-    from .validate import problems
+    from .engine.api import engine_for
+    from .engine.validate import problems
 
     engine = engine_for((), False)
     judged = [i for i, doc in enumerate(snapshots) if not problems(doc, "scenario")]

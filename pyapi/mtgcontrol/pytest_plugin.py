@@ -67,8 +67,8 @@ class ScenarioItem(pytest.Item):
         self.version = version
 
     def runtest(self) -> None:
-        from .api import InputError, adjudicate
-        from .solve import load_changes
+        from .engine.api import InputError, adjudicate
+        from .engine.solve import load_changes
 
         changes = load_changes(self.config.getoption("--mtgcontrol-change"))
         try:

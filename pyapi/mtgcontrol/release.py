@@ -20,12 +20,16 @@ the ``[[release]]``; ``review`` and ``new`` need a person.
 
 from __future__ import annotations
 
+import argparse
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog
-from .rulediff import RulesDiff
+from .engine.api import InputError
+from .engine.validate import InputProblem
+from .rulediff import RulesDiff, diff_rules, format_text, read_cr
 
 
 @dataclass(frozen=True)
@@ -132,3 +136,31 @@ def draft_catalog(text: str, result: RulesDiff, edits: list[CatalogEdit]) -> str
         else:
             lines.insert(at + 1, f'until = "{date}"')
     return "\n".join(lines)
+
+
+def format_json(result: RulesDiff) -> str:
+    """One record per reported rule, with the catalog edits it calls for."""
+    edits = proposed_edits(result)
+    return json.dumps([c.to_dict() | {"catalog_edits": [
+        e.to_dict() for e in edits if e.change == (c.old, c.new)]} for c in result.changes],
+        indent=2, ensure_ascii=False)
+
+
+def cmd_rules_diff(args: argparse.Namespace) -> int:
+    """``mtgcontrol rules diff OLD.txt NEW.txt [--format text|json] [--catalog-draft FILE]``:
+    the report, then the catalog edits the new release needs (`mtgcontrol.release`);
+    ``--catalog-draft`` writes the catalog with the mechanical ones applied."""
+    old, new = read_cr(args.old), read_cr(args.new)
+    result = diff_rules(old, new)
+    edits = proposed_edits(result)
+    if args.format == "json":
+        print(format_json(result))
+    else:
+        print(format_text(result) + "\n\n" + format_edits(result, edits))
+    if getattr(args, "catalog_draft", None):
+        try:
+            draft = draft_catalog(catalog.catalog_text()[1], result, edits)
+        except ValueError as err:
+            raise InputError([InputProblem(result.new.name, "$", str(err))]) from None
+        Path(args.catalog_draft).write_text(draft, encoding="utf-8")
+    return 0

@@ -61,11 +61,9 @@ group when the group id appears as a double-quoted string (``"613.7m"``) in the 
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import difflib
 import hashlib
-import json
 import re
 import unicodedata
 from collections import defaultdict
@@ -77,12 +75,12 @@ from pathlib import Path
 from typing import Any
 
 from . import catalog
-from .api import InputError
-from .validate import InputProblem
+from .engine.api import InputError
+from .engine.validate import InputProblem
 
 __all__ = [
-    "CRITERION", "CRText", "Rule", "RuleChange", "RulesDiff", "cmd_rules_diff",
-    "diff_rules", "format_json", "format_text", "parse_cr", "read_cr",
+    "CRITERION", "CRText", "Rule", "RuleChange", "RulesDiff",
+    "diff_rules", "format_text", "parse_cr", "read_cr",
 ]
 
 SIMILARITY = 0.6
@@ -768,35 +766,3 @@ def format_text(result: RulesDiff) -> str:
             lines += [f"      {d}" for d in c.diff]
             lines += [f"      examples: {d}" for d in c.examples_diff]
     return "\n".join(lines)
-
-
-def format_json(result: RulesDiff) -> str:
-    """One record per reported rule, with the catalog edits it calls for."""
-    from .release import proposed_edits
-
-    edits = proposed_edits(result)
-    return json.dumps([c.to_dict() | {"catalog_edits": [
-        e.to_dict() for e in edits if e.change == (c.old, c.new)]} for c in result.changes],
-        indent=2, ensure_ascii=False)
-
-
-def cmd_rules_diff(args: argparse.Namespace) -> int:
-    """``mtgcontrol rules diff OLD.txt NEW.txt [--format text|json] [--catalog-draft FILE]``:
-    the report, then the catalog edits the new release needs (`mtgcontrol.release`);
-    ``--catalog-draft`` writes the catalog with the mechanical ones applied."""
-    from .release import draft_catalog, format_edits, proposed_edits
-
-    old, new = read_cr(args.old), read_cr(args.new)
-    result = diff_rules(old, new)
-    edits = proposed_edits(result)
-    if args.format == "json":
-        print(format_json(result))
-    else:
-        print(format_text(result) + "\n\n" + format_edits(result, edits))
-    if getattr(args, "catalog_draft", None):
-        try:
-            draft = draft_catalog(catalog.catalog_text()[1], result, edits)
-        except ValueError as err:
-            raise InputError([InputProblem(result.new.name, "$", str(err))]) from None
-        Path(args.catalog_draft).write_text(draft, encoding="utf-8")
-    return 0

@@ -22,10 +22,11 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from . import catalog, validate
-from .api import InputError, adjudicate
-from .ruling import Ruling, controller_at
-from .validate import shown
+from . import catalog
+from .engine import validate
+from .engine.api import InputError, adjudicate
+from .engine.ruling import Ruling, controller_at
+from .engine.validate import shown
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -303,7 +304,7 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
     each file's diff.  A progress bar is shown on a terminal.  Exit 1 if any scenario
     fails (without ``update``) or is not a valid scenario file, 2 if a path does not
     exist or no scenario file is selected (a test run that checks nothing)."""
-    from .progress import Bar
+    from .batch.progress import Bar
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:

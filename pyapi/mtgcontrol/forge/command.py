@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..api import InputError
-from ..validate import InputProblem
+from ..engine.api import InputError
+from ..engine.validate import InputProblem
 from .cardscript import CardData
 from .gamestate import Refused, parse
 from .translate import Record, translate

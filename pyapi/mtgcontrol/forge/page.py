@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..api import adjudicate_many
-from ..lang import language
-from ..pages import render
-from ..ruling import Ruling
+from ..engine.api import adjudicate_many
+from ..engine.ruling import Ruling
+from ..present.lang import language
+from ..present.pages import render
 from .translate import Record
 
 

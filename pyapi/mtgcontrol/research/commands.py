@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .. import catalog
-from ..api import InputError
+from ..engine.api import InputError
 from .gen import Bounds
 from .impact import impact_corpus, impact_exhaustive
 from .reports import impact_text
@@ -27,7 +27,7 @@ def _bounds(args: argparse.Namespace) -> Bounds:
 
 
 def _usage(where: str, expected: str) -> Any:
-    from ..validate import InputProblem
+    from ..engine.validate import InputProblem
 
     return InputProblem("mtgcontrol", where, expected)
 
@@ -63,8 +63,8 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
             raise InputError([_usage("--enumerate", "only with --exhaustive")])
         if args.corpus is None:
             raise InputError([_usage("CORPUS.jsonl", "a corpus file (or '-'), or --exhaustive")])
-        from ..lines import count_lines, numbered, open_input
-        from ..progress import counted  # a progress bar on a terminal
+        from ..batch.lines import count_lines, numbered, open_input
+        from ..batch.progress import counted  # a progress bar on a terminal
 
         stream = open_input(args.corpus)
         try:

@@ -11,7 +11,7 @@ from typing import Any
 
 import clingo
 
-from ..solve import parse_atom
+from ..engine.solve import parse_atom
 
 # ---------------------------------------------------------------------------------
 # Generated snapshots

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import catalog
-from ..api import ErrorRecord, adjudicate_many, own_id
-from ..validate import problems
+from ..engine.api import ErrorRecord, adjudicate_many, own_id
+from ..engine.validate import problems
 from .gen import Bounds, _batches, generate
 from .reports import ImpactReport
 from .views import Sides, compare, judge_pairs, show_value
@@ -22,8 +22,8 @@ def impact_corpus(lines: Iterable[tuple[int, bytes | str]], v1: catalog.Version,
                   v2: catalog.Version, changes: Sequence[str] = (),
                   batch_size: int = 500) -> ImpactReport:
     """Judge every valid line under both sides; bad lines become error records, read
-    and worded as batch words them (``batch.read_line``)."""
-    from ..batch import Settings, read_line
+    and worded as batch words them (``batch.judge.read_line``)."""
+    from ..batch.judge import Settings, read_line
 
     report = ImpactReport(v1.name, v2.name, bool(changes), "corpus")
     sides = Sides.of(v1, v2, changes)

@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..facts import Names
-from ..text import escaped
+from ..engine.facts import Names
+from ..present.text import escaped
 from .views import Difference, Kind, show_value
-
-if TYPE_CHECKING:
-    from .verify import VerifyReport
 
 # ---------------------------------------------------------------------------------
 # Reports
@@ -272,6 +269,38 @@ def _kind_lines(report: ImpactReport, r: KindReport, limit: int) -> list[str]:
         out.extend(_ruling_lines(v1, w["ruling_from"]))
         out.extend(_ruling_lines(v2, w["ruling_to"]))
     return out
+
+
+@dataclass
+class VerifyReport:
+    version: str
+    proposal: bool
+    bounds: dict[str, int]
+    judged: int = 0
+    seconds: float = 0.0
+    failures: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    choices: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    violations: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
+    per_size: list[dict[str, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        def section(table: dict[tuple[str, tuple[str, ...]], KindReport]) -> list[dict[str, Any]]:
+            return [{"what": what, "rules": list(rules), "snapshots": r.count,
+                     "witness": r.witness} for (what, rules), r in sorted(table.items())]
+
+        return {"rules": self.version, "proposal": self.proposal, "bounds": self.bounds,
+                "snapshots": self.judged, "seconds": round(self.seconds, 2),
+                "per_size": self.per_size, "ok": self.ok(),
+                "controller_failures": section(self.failures),
+                "choices": section(self.choices), "violations": section(self.violations)}
+
+    def counterexamples(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Failures the rules do not explain by a violation of the snapshot itself."""
+        return [key for key in self.failures if "with violation" not in key[0]]
+
+    def ok(self) -> bool:
+        return not self.counterexamples()
+
 
 
 def verify_text(report: VerifyReport) -> str:

@@ -35,10 +35,10 @@ import clingo
 from clingo import ast
 
 from .. import catalog
-from ..engine import replace_show
-from ..facts import Names, default_now, snapshot_facts
-from ..interrupts import ground
-from ..solve import NoRuling, Program
+from ..engine.engine import strip_show
+from ..engine.facts import Names, default_now, snapshot_facts
+from ..engine.interrupts import ground
+from ..engine.solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
 from .impact import _explain_witnesses
 from .reports import ImpactReport
@@ -59,11 +59,6 @@ SIZE_CAPS = """
 #minimize{ 1@1,P : pl(P) }.
 #minimize{ 1@0 : g_left(_,_) }.
 """
-
-
-def strip_show(text: str) -> str:
-    """Program text without its ``#show`` lines (a search shows its own)."""
-    return replace_show(text, "")
 
 
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:

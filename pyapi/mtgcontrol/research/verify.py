@@ -5,49 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import catalog
-from ..facts import Names
+from ..engine.facts import Names
 from .gen import Bounds, _batches, generate
 from .impact import _attach_rulings
-from .reports import KindReport
+from .reports import KindReport, VerifyReport
 from .views import Key, Kind, judge_one, violation_objects
-
-# ---------------------------------------------------------------------------------
-# Verify
-
-
-@dataclass
-class VerifyReport:
-    version: str
-    proposal: bool
-    bounds: dict[str, int]
-    judged: int = 0
-    seconds: float = 0.0
-    failures: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
-    choices: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
-    violations: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
-    per_size: list[dict[str, int]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        def section(table: dict[tuple[str, tuple[str, ...]], KindReport]) -> list[dict[str, Any]]:
-            return [{"what": what, "rules": list(rules), "snapshots": r.count,
-                     "witness": r.witness} for (what, rules), r in sorted(table.items())]
-
-        return {"rules": self.version, "proposal": self.proposal, "bounds": self.bounds,
-                "snapshots": self.judged, "seconds": round(self.seconds, 2),
-                "per_size": self.per_size, "ok": self.ok(),
-                "controller_failures": section(self.failures),
-                "choices": section(self.choices), "violations": section(self.violations)}
-
-    def counterexamples(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Failures the rules do not explain by a violation of the snapshot itself."""
-        return [key for key in self.failures if "with violation" not in key[0]]
-
-    def ok(self) -> bool:
-        return not self.counterexamples()
 
 
 def _named(key: Key, names: Names, doc: dict[str, Any]) -> set[str]:

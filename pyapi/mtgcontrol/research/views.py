@@ -13,10 +13,10 @@ from functools import cache
 from typing import Any
 
 from .. import catalog
-from ..engine import Engine
-from ..facts import Names, default_now, snapshot_facts
-from ..ruling import OBJECT_ARGS
-from ..solve import Atom
+from ..engine.engine import Engine
+from ..engine.facts import Names, default_now, snapshot_facts
+from ..engine.ruling import OBJECT_ARGS
+from ..engine.solve import Atom
 
 # The output research reads: owners and controllers, the rule groups behind
 # `because`, `fate`, `choice` and `violation`, and the numbers of the groups in

@@ -20,10 +20,10 @@ from typing import Any
 
 import clingo
 
-from . import catalog
+from .. import catalog
+from .engine import strip_show
 from .facts import Names, default_now, snapshot_facts
 from .interrupts import ground
-from .research.search import strip_show
 from .ruling import Violation, violation
 from .solve import Program
 

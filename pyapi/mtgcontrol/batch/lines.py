@@ -13,8 +13,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from .api import InputError
-from .validate import InputProblem
+from ..engine.api import InputError
+from ..engine.validate import InputProblem
 
 GZIP_MAGIC = b"\x1f\x8b"
 

@@ -7,8 +7,9 @@ into the snapshot's own ids.
 
 from __future__ import annotations
 
+import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,10 +179,20 @@ class Ruling:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def _repr_html_(self) -> str:
-        """Jupyter shows the ruling's HTML page inline (pages.notebook_html)."""
-        from .pages import notebook_html
-
+        """Jupyter shows the ruling's HTML page inline (``notebook_view``)."""
         return notebook_html(self)
+
+
+# Pages are drawn by the presentation layer, which the engine does not import: the
+# package registers its notebook view here (mtgcontrol/__init__.py).
+notebook_view: Callable[[Any], str] | None = None
+
+
+def notebook_html(shown: Any) -> str:
+    """A ruling's (or an explanation's) page for Jupyter, by the registered view."""
+    if notebook_view is None:
+        return "<pre>" + html.escape(json.dumps(shown.to_dict(), indent=2)) + "</pre>"
+    return notebook_view(shown)
 
 
 def _render(kind: str, value: object, names: Names, clock: Clock = PLAIN_CLOCK) -> str:

@@ -31,8 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from .api import InputError
-from .validate import InputProblem
+from ..engine.api import InputError
+from ..engine.validate import InputProblem
 
 MEMBER_BYTES = 1 << 18
 """Text bytes (at least) per gzip member of a ``.gz`` output."""

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import catalog
+from .. import catalog
 from .engine import Engine, Frame
 from .jsontext import BadJson, read_json, unsafe_parts
 from .ruling import Ruling

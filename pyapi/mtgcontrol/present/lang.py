@@ -20,9 +20,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from . import catalog
-from .ruling import VIA
-from .validate import shown
+from .. import catalog
+from ..engine.ruling import VIA
+from ..engine.validate import shown
 
 FALLBACK = {"zone_in": "zone"}
 
@@ -99,7 +99,7 @@ class UnknownLanguage(ValueError):
 
 
 def codes() -> list[str]:
-    root = resources.files("mtgcontrol.languages")
+    root = resources.files("mtgcontrol.present.languages")
     return sorted(e.name[:-5] for e in root.iterdir() if e.name.endswith(".toml"))
 
 
@@ -107,5 +107,6 @@ def codes() -> list[str]:
 def language(code: str) -> Lang:
     if code not in codes():
         raise UnknownLanguage(f"a language among {', '.join(codes())}, got {shown(code)}")
-    text = (resources.files("mtgcontrol.languages") / f"{code}.toml").read_text(encoding="utf-8")
+    root = resources.files("mtgcontrol.present.languages")
+    text = (root / f"{code}.toml").read_text(encoding="utf-8")
     return Lang(code, tomllib.loads(text))

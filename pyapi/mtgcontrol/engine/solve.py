@@ -16,7 +16,7 @@ from pathlib import Path
 
 import clingo
 
-from .catalog import Version, numbering_facts
+from ..catalog import Version, numbering_facts
 
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
              "layer2", "leaving", "players", "checks", "ruling", "show")

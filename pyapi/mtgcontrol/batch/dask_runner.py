@@ -3,7 +3,7 @@
 The client (the machine running ``mtgcontrol batch``) reads the input and writes the
 output; each partition (``--batch-size`` lines) travels to a worker as bytes, with the
 settings beside it in the same task (nothing is scattered, so nothing is lost with the
-workers that held it), is judged there by the same `batch.judge_lines` as locally, and
+workers that held it), is judged there by the same `batch.judge.judge_lines` as locally, and
 comes back as output lines, so the output is byte for byte that of a local run.  At
 most a few partitions per worker are in flight, so the client's memory stays flat.
 
@@ -26,9 +26,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import InputError
+from ..engine.api import InputError
+from ..engine.validate import InputProblem
 from .lines import Line
-from .validate import InputProblem
 from .workers import PRELOAD, Result, WorkersFailed
 
 IN_FLIGHT_PER_WORKER = 4
@@ -39,7 +39,7 @@ WAIT_FOR_WORKERS = 60.0
 
 
 def _judge(lines: list[Line], settings: Any) -> list[Result]:
-    from .batch import judge_lines
+    from .judge import judge_lines
 
     return judge_lines(lines, settings)
 
@@ -127,7 +127,7 @@ class DaskRunner:
             if len(lines) > 1:
                 alone = [([line], self._submit([line])) for line in lines]
                 return [r for line, f in alone for r in self._result(line, f, resubmits)]
-            from .batch import failed_line
+            from .judge import failed_line
 
             return [failed_line(lines[0], "a snapshot the engine can judge; the Dask "
                                 f"workers judging it kept dying ({_one_line(err)})")]

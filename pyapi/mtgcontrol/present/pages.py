@@ -23,13 +23,13 @@ from typing import Any
 
 import jinja2
 
-from . import catalog
-from .api import InputError
+from .. import catalog
+from ..engine.api import InputError
+from ..engine.facts import default_now
+from ..engine.validate import InputProblem, shown
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
-from .facts import default_now
 from .lang import Lang, UnknownLanguage, language
-from .validate import InputProblem, shown
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -37,7 +37,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 
 @cache
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("mtgcontrol", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("mtgcontrol.present", "templates"),
                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False,
@@ -299,6 +299,8 @@ def notebook_html(ruling: Any, lang: str = "en") -> str:
 
     from .text import ruling_table
 
+    if isinstance(ruling, Explained):
+        return notebook_page(ruling)
     doc = getattr(ruling, "_snapshot", None)
     exp = explain(doc, ruling.rules, (), lang) if doc is not None else None
     if exp is None or exp.ruling.to_dict() != ruling.to_dict():
@@ -504,7 +506,7 @@ def cmd_adjudicate_html(args: argparse.Namespace, items: Sequence[tuple[Any, str
 def explain_named(doc: Any, name: str, rules: str | None, changes: tuple[str, ...],
                   lang: str) -> Explained:
     """``explain`` with the file's name in error messages."""
-    from .validate import problems
+    from ..engine.validate import problems
 
     found = problems(doc, name)
     if found:
@@ -577,12 +579,12 @@ def batch_summary_file(jsonl: str, html: str, lang_code: str, source: str = "",
     lang = language(lang_code)
     href = _href(source, Path(html).resolve().parent) if source else None
     with contextlib.ExitStack() as stack:
-        from .output import whole_lines
+        from ..batch.output import whole_lines
 
         stream = (line.decode("utf-8") for line in whole_lines(jsonl))  # .gz too
         inputs: Iterable[bytes | None] = iter(())
         if source and source != "-":
-            from .lines import open_input
+            from ..batch.lines import open_input
 
             inputs = stack.enter_context(open_input(source))
         records = (

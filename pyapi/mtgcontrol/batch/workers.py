@@ -46,7 +46,7 @@ Failed = Callable[[Line, str], Result]
 
 RECYCLE_AFTER = 100
 """Chunks a worker judges before it is replaced, whatever its memory."""
-PRELOAD = ["mtgcontrol.preload"]
+PRELOAD = ["mtgcontrol.batch.preload"]
 """What the fork server imports once for every worker it forks (the package, warmed)."""
 START_FAILURES = 3
 """Workers in a row that die before they are ready: then give up."""

@@ -19,14 +19,14 @@ from typing import Any
 
 import clingo
 
-from . import catalog
-from .api import InputError, load_snapshot, version_for
-from .facts import Names, snapshot_facts
-from .interrupts import ground
+from .. import catalog
+from ..engine.api import InputError, load_snapshot, version_for
+from ..engine.facts import Names, snapshot_facts
+from ..engine.interrupts import ground
+from ..engine.ruling import VIA, Ruling, build_ruling, notebook_html
+from ..engine.solve import NoRuling, Program, parse_atom
+from ..engine.validate import problems, snapshot_name
 from .lang import Lang, language
-from .ruling import VIA, Ruling, build_ruling
-from .solve import NoRuling, Program, parse_atom
-from .validate import problems, snapshot_name
 
 FORMAT = "explanation/1"
 FACTS = ("owner", "controller", "you", "default_controller", "fate", "may_activate")
@@ -226,9 +226,7 @@ class Explained:
 
     def _repr_html_(self) -> str:
         """Jupyter shows the page of this ruling with every derivation, in its language."""
-        from .pages import notebook_page
-
-        return notebook_page(self)
+        return notebook_html(self)
 
 
 def explain(snapshot: Any, rules: str | None = None, changes: tuple[str, ...] = (),
@@ -486,12 +484,12 @@ def known_object(exp: Explained, object_id: str, fact: str, name: str = "snapsho
     name = exp.ruling.id or name
     ids = list(ruling.objects) + list(ruling.abilities)
     if object_id not in ids:
-        from .validate import InputProblem, shown
+        from ..engine.validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "OBJECT", "an object or ability id of the "
                                        f"snapshot ({', '.join(ids)}), got {shown(object_id)}")])
     if fact == "may_activate" and object_id not in ruling.abilities:
-        from .validate import InputProblem, shown
+        from ..engine.validate import InputProblem, shown
 
         raise InputError([InputProblem(name, "--fact", "may-activate only for an ability "
                                        f"listed in an object's `abilities`, "

@@ -29,7 +29,7 @@ from typing import Any
 import clingo
 from clingo import ast
 
-from . import catalog
+from .. import catalog
 from .facts import (
     KNOWN_TYPES,
     PLAIN_CLOCK,
@@ -86,6 +86,11 @@ def replace_show(program: str, show: str) -> str:
         kept.append(line)
     kept.append(show)
     return "\n".join(kept)
+
+
+def strip_show(text: str) -> str:
+    """Program text without its ``#show`` lines (a search or a lens shows its own)."""
+    return replace_show(text, "")
 
 
 def read_types(program: str) -> frozenset[str]:

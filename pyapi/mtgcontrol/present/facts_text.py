@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import catalog
-from .engine import Frame
-from .solve import ENCODINGS
+from .. import catalog
+from ..engine.engine import Frame
+from ..engine.solve import ENCODINGS
 from .text import escaped
 
 SNAPSHOT = 1  # the snapshot number written as every snapshot atom's first argument

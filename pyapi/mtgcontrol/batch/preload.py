@@ -9,10 +9,10 @@ loads what it needs itself and reports the problem as it would have anyway.
 
 from __future__ import annotations
 
-from . import batch  # noqa: F401 - what every worker runs
+from . import run  # noqa: F401 - what every worker runs
 
 try:
-    from . import api, validate
+    from ..engine import api, validate
 
     validate._compiled()
     validate._validator()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .ruling import Ruling
+from ..engine.ruling import Ruling
 
 
 def escaped(value: str | None) -> str:

@@ -1,0 +1,1 @@
+"""Presenting rulings: text tables, HTML pages, explanations and their languages."""
