@@ -275,7 +275,8 @@ def lookup(version: str | Version, number: str) -> tuple[Group, Variant] | None:
 
 
 def _version(release: Release, all_groups: tuple[Group, ...]) -> Version:
-    rules, unencoded = [], []
+    rules: list[CatalogRule] = []
+    unencoded: list[CatalogRule] = []
     for g in all_groups:
         number, v = g.number(release.date), g.variant(release.date)
         if number is None or v is None:

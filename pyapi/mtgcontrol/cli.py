@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import catalog
 from .engine.api import InputError, adjudicate_many, load_snapshot, parse_json
@@ -401,7 +402,7 @@ def _changes(args: argparse.Namespace) -> tuple[str, ...]:
                                        f"a readable proposal file ({err.strerror})")]) from None
 
 
-def _items(files: Sequence[str]) -> list[tuple[object, str]]:
+def _items(files: Sequence[str]) -> list[tuple[Any, str]]:
     items = []
     for name in files:
         if name == "-":
@@ -551,7 +552,8 @@ def _vkey(v: object) -> tuple[str, str, tuple[str, ...]]:
     return (v.rule, v.code, tuple(v.objects))  # type: ignore[attr-defined]
 
 
-def _causes(args: argparse.Namespace, doc: object, ruling: Ruling) -> dict[object, list[str]]:
+def _causes(args: argparse.Namespace, doc: dict[str, Any],
+            ruling: Ruling) -> dict[object, list[str]]:
     from .engine.causes import minimal_causes
 
     version = catalog.resolve(ruling.rules)

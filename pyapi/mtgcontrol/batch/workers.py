@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, SpawnContext
 from pathlib import Path
 from typing import Any
 
@@ -148,8 +149,9 @@ class Pool:
 
     def __post_init__(self) -> None:
         if "forkserver" in multiprocessing.get_all_start_methods():
-            self._ctx = multiprocessing.get_context("forkserver")
-            self._ctx.set_forkserver_preload(PRELOAD)
+            forkserver = multiprocessing.get_context("forkserver")
+            forkserver.set_forkserver_preload(PRELOAD)
+            self._ctx: ForkServerContext | SpawnContext = forkserver
         else:
             self._ctx = multiprocessing.get_context("spawn")
 

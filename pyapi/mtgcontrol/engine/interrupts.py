@@ -143,7 +143,7 @@ def call_interruptibly(function: Callable[..., T], *args: Any) -> T:
         raise
     if "error" in outcome:
         raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
+    return outcome["value"]
 
 
 def ground(ctl: Any, parts: Sequence[tuple[str, Sequence[Any]]]) -> None:

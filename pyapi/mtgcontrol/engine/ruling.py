@@ -292,7 +292,8 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
             o, fact, chooser, rule, p = a
             choices.setdefault((name(o), str(fact), name(chooser), str(rule)), []).append(name(p))
         elif pred == "violation":
-            ruling.violations.append(violation(*a, names=names, clock=clock))
+            rule, code, x, y = a
+            ruling.violations.append(violation(rule, code, x, y, names, clock))
             if a[1] == "claim_contradicts":
                 claims.append((ruling.violations[-1], a[3]))
     for v, number in claims:  # once every fact is in, say what each claim got wrong

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import clingo
 
@@ -21,7 +22,7 @@ from ..catalog import Version, numbering_facts
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
              "layer2", "leaving", "players", "checks", "ruling", "show")
 
-Atom = tuple[str, tuple[object, ...]]
+Atom = tuple[str, tuple[Any, ...]]  # arguments: ints and strings
 
 
 @cache

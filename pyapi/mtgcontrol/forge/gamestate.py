@@ -204,6 +204,7 @@ def _players(game: GameFile) -> None:
     if game.kind == "puzzle":  # puzzle mode is one human against one AI
         seen |= {0, 1}
     active = game.globals.get("activeplayer")
+    split: tuple[int, str] | None = None
     if active and active.lower() != "none":
         split = split_key(active.lower() + "x")
         if split is None:
@@ -211,7 +212,7 @@ def _players(game: GameFile) -> None:
                                                  "ai or p<digit>")
         game.globals["activeplayer"] = f"p{split[0]}"
     game.players = list(range(max(seen) + 1)) if seen else [0]
-    if active and active.lower() != "none" and split[0] not in game.players:
+    if split is not None and split[0] not in game.players:
         raise Refused("player-index-out-of-range", f"activeplayer={active!r} names player "
                                                    f"{split[0]}, but the file has "
                                                    f"{len(game.players)} player(s)")

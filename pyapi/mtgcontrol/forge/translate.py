@@ -53,7 +53,7 @@ class Record:
     counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"file": self.file, "kind": self.kind, "status": self.status}
+        out: dict[str, Any] = {"file": self.file, "kind": self.kind, "status": self.status}
         if self.reason is not None:
             out["reason"] = self.reason
         out.update(players=self.players, left_out=self.left_out, withheld=self.withheld,
@@ -185,7 +185,8 @@ class Translator:
         return set(left)
 
     def _object(self, e: Entry, oid: str) -> None:
-        owner = pid(player_value(e.get("Owner"), "Owner:") if e.get("Owner") else e.player)
+        named = e.get("Owner")
+        owner = pid(player_value(named, "Owner:") if named else e.player)
         obj: dict[str, Any] = {"id": oid, "kind": "token" if e.token else "card",
                                "zone": {"sideboard": "outside"}.get(e.zone, e.zone),
                                "note": e.name}

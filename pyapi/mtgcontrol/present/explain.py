@@ -376,15 +376,15 @@ class _Reader:
                 cands[(o, e)].won = True
             elif sym.name == "xwould":
                 _, obj, t = _py(sym.arguments[1])
-                key = (self.name(obj), t)
-                at_values[key] = (at_values[key][0], True)
+                moment = (self.name(obj), t)
+                at_values[moment] = (at_values[moment][0], True)
         nodes: dict[Any, list[Reason]] = defaultdict(list)
         for ctx, group, kind, a, b in whys:
-            key = (ctx, group, kind, a, b)
+            why = (ctx, group, kind, a, b)
             nodes[ctx].append(Reason(
                 numbers.get(group, group), group, kind, self.via(kind, a, b),
-                self.lang.paraphrase(self.version, group), _unique(leaves[key]),
-                subs[key]))
+                self.lang.paraphrase(self.version, group), _unique(leaves[why]),
+                subs[why]))
         for reasons in nodes.values():
             reasons.sort(key=lambda r: (catalog_order(r.rule), r.kind, r.text))
         by_object: dict[str, list[Candidate]] = defaultdict(list)
@@ -407,7 +407,7 @@ class _Reader:
         return self.lang.via(kind, a=self.render(ka, a), b=self.render(kb, b))
 
     def loss(self, code: str, a: Any, b: Any) -> str:
-        ka, kb = LOSS_ARGS.get(code, "nn")
+        ka, kb = tuple(LOSS_ARGS.get(code, "nn"))
         return self.lang.loss(code, a=self.render(ka, a), b=self.render(kb, b))
 
 

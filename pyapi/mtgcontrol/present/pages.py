@@ -379,10 +379,11 @@ def rulings_summary(records: Iterable[tuple[Listed, dict[str, Any]]], lang: Lang
                 listed[where.anchor] = where
     several = len(versions) > 1
     labels = {(v, n): n + (f" (CR {v})" if several else "") for v, n in cites}
-    rules = sorted(({"number": n, "version": v, "paraphrase": rule_label(lang, v, n)[len(n):]
-                     .strip(), "count": k} for (v, n), k in cites.items()),
-                   key=lambda r: (catalog_order(r["number"]), r["version"]))
-    stats = [(lang.label("input"), source)] if source else []
+    rules: list[dict[str, Any]] = sorted(
+        ({"number": n, "version": v, "paraphrase": rule_label(lang, v, n)[len(n):].strip(),
+          "count": k} for (v, n), k in cites.items()),
+        key=lambda r: (catalog_order(r["number"]), r["version"]))
+    stats: list[tuple[str, Any]] = [(lang.label("input"), source)] if source else []
     stats += [(lang.label("versions"), ", ".join(sorted(versions)) or "–"),
               (lang.label("judged"), judged), (lang.label("errors"), len(errors)),
               (lang.label("with_violations"), with_violations),

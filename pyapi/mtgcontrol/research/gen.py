@@ -122,7 +122,7 @@ def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
     object_list = []
     for n in sorted(objects):
         obj = objects[n]
-        first = {k: obj[k] for k in ("id", "kind", "zone", "types") if k in obj}
+        first: dict[str, Any] = {k: obj[k] for k in ("id", "kind", "zone", "types") if k in obj}
         first.update((k, v) for k, v in obj.items() if k not in first)
         object_list.append(first)
     doc: dict[str, Any] = {"players": [players[n] for n in sorted(players)]}
@@ -154,7 +154,7 @@ def cell_control(players: int, objects: int, effects: int, late: bool = False
     return ctl
 
 
-def generate(bounds: Bounds, stats: list[dict[str, int]] | None = None, late: bool = False
+def generate(bounds: Bounds, stats: list[dict[str, float]] | None = None, late: bool = False
              ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Every generated snapshot within ``bounds``, by increasing size (objects +
     effects), then number of players: (size, document)."""

@@ -67,7 +67,7 @@ class ImpactReport:
     changed_snapshots: Tally = field(default_factory=Tally)
     seconds: float = 0.0
     bounds: dict[str, int] = field(default_factory=dict)
-    per_size: list[dict[str, int]] = field(default_factory=list)
+    per_size: list[dict[str, float]] = field(default_factory=list)
     # Set when a time limit stopped an exhaustive search: every kind with a
     # witness of up to this many objects + effects was found, larger ones maybe not.
     exhausted_upto: int | None = None
@@ -242,8 +242,8 @@ def impact_text(report: ImpactReport, limit: int = 10) -> str:
     out.append(f"Renumbered only (same facts, same rules, other numbers): "
                f"{sum(renumbered.values())} citation(s)")
     pairs: set[tuple[str, str]] = set()
-    for (_fact, a, b) in renumbered:
-        pairs |= {(x, y) for x, y in zip(a, b, strict=False) if x != y}
+    for (_fact, before, after) in renumbered:
+        pairs |= {(x, y) for x, y in zip(before, after, strict=False) if x != y}
     if pairs:
         out.append("  " + ", ".join(f"{a} -> {b}" for (a, b) in sorted(pairs)))
     if report.bounds:
@@ -281,7 +281,7 @@ class VerifyReport:
     failures: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
     choices: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
     violations: dict[tuple[str, tuple[str, ...]], KindReport] = field(default_factory=dict)
-    per_size: list[dict[str, int]] = field(default_factory=list)
+    per_size: list[dict[str, float]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         def section(table: dict[tuple[str, tuple[str, ...]], KindReport]) -> list[dict[str, Any]]:

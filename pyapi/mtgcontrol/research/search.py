@@ -26,7 +26,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -464,9 +464,13 @@ def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
     AST, not text substitution), plus (``whole``) the goal: a failure of the invariant
     whose external goal(I) is true."""
     out: list[str] = []
+
+    def add(index: int, stm: ast.AST) -> None:
+        out.append(str(_Tagged(index)(stm)))
+
     for i, inv in enumerate(invariants):
         try:
-            ast.parse_string(inv.text, lambda stm, i=i: out.append(str(_Tagged(i)(stm))))
+            ast.parse_string(inv.text, partial(add, i))
         except RuntimeError:
             raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
     out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
@@ -686,7 +690,7 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
                                 "seconds": round(time.perf_counter() - step, 2)})
     sides = Sides.of(v1, v2)
     docs = [w.doc for w in witnesses]
-    pairs, names = judge_pairs(docs, v1, v2) if docs else ([], None)
+    pairs, names = judge_pairs(docs, v1, v2) if docs else ([], Names())
     compared = [compare(a, b, sides) for a, b in pairs]
     attribute(docs, [d for d, _ in compared], pairs, v1, v2, sides)
     for n, (w, (diffs, renumbered)) in enumerate(zip(witnesses, compared, strict=True), 1):

@@ -147,7 +147,7 @@ def _build_views(found: dict[Any, list[Atom]], nows: dict[int, int],
                 slot(s, (args[1], args[0]))[1].add(args[2])
             elif name == "rfate":
                 o, fate, group, t = args
-                if t <= nows.get(s, t):  # type: ignore[operator]
+                if t <= nows.get(s, t):
                     entry = slot(s, ("fate", o))
                     entry[0].add(fate)
                     entry[1].add(group)
