@@ -10,6 +10,7 @@ no rule here depends on them.  The fact vocabulary is documented in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,12 +131,23 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
     ``known_types``: the card types written (the engine's fast path writes only
     those the program reads).
     """
-    t = clock.code
     out: list[str] = []
-    emit = out.append
-    pl = names.of
-    ob = names.of
+    _game_facts(doc, s, version, names, clock, out.append)
+    for obj in doc.get("objects", []):
+        _object_facts(obj, s, names, clock, known_types, out.append)
+    for eff in doc.get("effects", []):
+        _effect_facts(eff, s, names, clock, out.append)
+    _claim_facts(doc, s, names, out.append)
+    return "\n".join(out)
 
+
+Emit = Callable[[str], None]
+
+
+def _game_facts(doc: dict[str, Any], s: int | str, version: str, names: Names, clock: Clock,
+                emit: Emit) -> None:
+    """The version, the players (and who left), now, the active player, turns, options."""
+    t, pl = clock.code, names.of
     players = [p if isinstance(p, str) else p["id"] for p in doc["players"]]
     emit(f"version({s},{version}).")
     for seat, entry in enumerate(doc["players"]):
@@ -157,114 +169,140 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
     if planechase:
         emit(f"option({s},{const(planechase)}).")
 
-    for obj in doc.get("objects", []):
-        o = ob("o", obj["id"])
-        emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
-        for ty in obj.get("types", ()):
-            if ty in known_types:
-                emit(f"type({s},{o},{ty}).")
-        _object_history(obj, s, o, names, emit, t)
-        for ab in obj.get("abilities", ()):
-            a = ob("o", ab["id"])
-            emit(f"has_ability({s},{o},{a},{ab['kind']}).")
-            if "granted_by" in ab:
-                emit(f"granted_by({s},{a},{ob('o', ab['granted_by'])}).")
 
-    for eff in doc.get("effects", []):
-        e = names.of("e", eff["id"])
-        src = ob("o", eff["source"]) if "source" in eff else 0
-        emit(f"effect({s},{e},{const(eff['kind'])},{src},{t(eff['timestamp'])}).")
-        if "origin" in eff:
-            emit(f"origin({s},{e},{eff['origin']}).")
-        if eff["kind"] == "control-player":
-            emit(f"controls_player({s},{e},{pl('p', eff['player'])},"
-                 f"{pl('p', eff['controlled'])}).")
-        elif "player" in eff:
-            emit(f"gives_to({s},{e},{pl('p', eff['player'])}).")
-        for i, target in enumerate(eff.get("objects", ())):
-            emit(f"affects({s},{e},{i},{ob('o', target)}).")
-        if eff.get("attached"):
-            emit(f"affects_attached({s},{e}).")
-        if "duration" in eff:
-            emit(f"duration({s},{e},{const(eff['duration'])}).")
-        if "ended_at" in eff:
-            emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
+def _object_facts(obj: dict[str, Any], s: int | str, names: Names, clock: Clock,
+                  known_types: frozenset[str], emit: Emit) -> None:
+    """One object: its kind and zone, types, history fields and abilities."""
+    ob = names.of
+    o = ob("o", obj["id"])
+    emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
+    for ty in obj.get("types", ()):
+        if ty in known_types:
+            emit(f"type({s},{o},{ty}).")
+    _fields(OBJECT_FIELDS, obj, f"{s},{o}", names, clock, emit)
+    for ab in obj.get("abilities", ()):
+        a = ob("o", ab["id"])
+        emit(f"has_ability({s},{o},{a},{ab['kind']}).")
+        if "granted_by" in ab:
+            emit(f"granted_by({s},{a},{ob('o', ab['granted_by'])}).")
 
+
+def _effect_facts(eff: dict[str, Any], s: int | str, names: Names, clock: Clock,
+                  emit: Emit) -> None:
+    """One control effect: kind, source, timestamp, whom and what it affects, how long."""
+    t, pl, ob = clock.code, names.of, names.of
+    e = names.of("e", eff["id"])
+    src = ob("o", eff["source"]) if "source" in eff else 0
+    emit(f"effect({s},{e},{const(eff['kind'])},{src},{t(eff['timestamp'])}).")
+    if "origin" in eff:
+        emit(f"origin({s},{e},{eff['origin']}).")
+    if eff["kind"] == "control-player":
+        emit(f"controls_player({s},{e},{pl('p', eff['player'])},"
+             f"{pl('p', eff['controlled'])}).")
+    elif "player" in eff:
+        emit(f"gives_to({s},{e},{pl('p', eff['player'])}).")
+    for i, target in enumerate(eff.get("objects", ())):
+        emit(f"affects({s},{e},{i},{ob('o', target)}).")
+    if eff.get("attached"):
+        emit(f"affects_attached({s},{e}).")
+    if "duration" in eff:
+        emit(f"duration({s},{e},{const(eff['duration'])}).")
+    if "ended_at" in eff:
+        emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
+
+
+def _claim_facts(doc: dict[str, Any], s: int | str, names: Names, emit: Emit) -> None:
     for i, claim in enumerate(doc.get("claims", ())):
-        o = ob("o", claim["object"])
+        o = names.of("o", claim["object"])
         for fact in ("owner", "controller"):
             if fact in claim:
                 who = claim[fact]
-                emit(f"claim({s},{i},{o},{fact},{pl('p', who) if who is not None else 0}).")
-    return "\n".join(out)
+                emit(f"claim({s},{i},{o},{fact},"
+                     f"{names.of('p', who) if who is not None else 0}).")
 
 
-def _object_history(obj: dict[str, Any], s: int | str, o: int, names: Names, emit: Any,
-                    t: Any) -> None:
-    """History fields of one object (see the spec's table "History fields, by kind")."""
-    p = names.of
-    if "zone_since" in obj:
-        emit(f"zone_since({s},{o},{t(obj['zone_since'])}).")
-    if "attached_to" in obj:
-        emit(f"attached({s},{o},{p('o', obj['attached_to'])}).")
-    if "attached_at" in obj:
-        emit(f"attached_at({s},{o},{t(obj['attached_at'])}).")
-    if obj.get("tapped"):
-        emit(f"tapped({s},{o}).")
-    if "tapped_since" in obj:
-        emit(f"tapped_since({s},{o},{t(obj['tapped_since'])}).")
-    if obj.get("face_down"):
-        emit(f"face_down({s},{o}).")
-    if "turned_face_up_at" in obj:
-        emit(f"turned_face_up_at({s},{o},{t(obj['turned_face_up_at'])}).")
-    for phase in obj.get("phasing", ()):
-        emit(f"phased_out({s},{o},{t(phase['out_at'])}).")
-        if "in_at" in phase:
-            emit(f"phased_in({s},{o},{t(phase['in_at'])}).")
-    if "start" in obj:
-        st = obj["start"]
-        emit(f"start({s},{o},{const(st['zone'])},{p('p', st['player'])}).")
-    if "brought_in_by" in obj:
-        emit(f"brought_in_by({s},{o},{p('p', obj['brought_in_by'])}).")
-    if "legal_owner" in obj:
-        emit(f"legal_owner({s},{o},{p('p', obj['legal_owner'])}).")
-    if "entered" in obj:
-        ent = obj["entered"]
-        emit(f"entered({s},{o},{t(ent['at'])},{p('p', ent['under'])}).")
-        if "spell_put_on_stack_by" in ent:
-            emit(f"spell_put_by({s},{o},{p('p', ent['spell_put_on_stack_by'])}).")
-        if "spell_control_effect" in ent:
-            emit(f"spell_control_effect({s},{o},{p('e', ent['spell_control_effect'])}).")
-    if "left_battlefield" in obj:
-        lb = obj["left_battlefield"]
-        emit(f"left_battlefield({s},{o},{t(lb['at'])}).")
-        if "attached_to" in lb:
-            emit(f"left_attached({s},{o},{p('o', lb['attached_to'])}).")
-    if "created" in obj:
-        cr = obj["created"]
-        emit(f"created({s},{o},{t(cr['at'])},{p('p', cr['by'])}).")
-        if cr.get("may_cast"):
-            emit(f"may_cast({s},{o}).")
-    if "put_on_stack" in obj:
-        ps = obj["put_on_stack"]
-        emit(f"put_on_stack({s},{o},{t(ps['at'])},{p('p', ps['by'])}).")
-    if "copy_of" in obj:
-        emit(f"copy_of({s},{o},{p('o', obj['copy_of'])}).")
-    if "source" in obj:
-        emit(f"source({s},{o},{p('o', obj['source'])}).")
-    if "ability" in obj:
-        emit(f"ability_kind({s},{o},{const(obj['ability'])}).")
-    if "activated" in obj:
-        ac = obj["activated"]
-        emit(f"activated({s},{o},{t(ac['at'])},{p('p', ac['by'])}).")
-    if "triggered" in obj:
-        tr = obj["triggered"]
-        emit(f"triggered({s},{o},{t(tr['at'])},{tr.get('source_zone', 'battlefield')}).")
-    if obj.get("waiting"):
-        emit(f"waiting({s},{o}).")
-    if "created_by" in obj:
-        cb = obj["created_by"]
-        emit(f"created_by({s},{o},{p('o', cb['object'])},{t(cb['at'])}).")
-    if "created_by_static_of" in obj:
-        cb = obj["created_by_static_of"]
-        emit(f"created_by_static({s},{o},{p('o', cb['object'])},{t(cb['at'])},{cb['via']}).")
+@dataclass(frozen=True)
+class Field:
+    """An input fact read from one field of an object (vocabulary.INPUTS has its kinds).
+
+    ``path``: the field, inside the object; the fact is written when the field is
+    there (a ``flag``: when it is true), with the arguments ``args`` = (key inside
+    the field, "" for the field itself; kind: t time, p player, o object, e effect,
+    c a constant of the schema's vocabularies, v the value as it is; default).
+    ``each``: the field is a list, and these facts are read from each item.
+    """
+
+    pred: str
+    path: tuple[str, ...]
+    args: tuple[tuple[str, str, Any], ...] = ()
+    flag: bool = False
+    each: tuple[Field, ...] = ()
+
+
+def _f(pred: str, path: str, *args: str, default: Any = None, flag: bool = False) -> Field:
+    """``_f("entered", "entered", "at:t", "under:p")``: a Field from short text."""
+    parsed = tuple((key, kind, default) for key, _, kind in (a.rpartition(":") for a in args))
+    return Field(pred, tuple(path.split(".")), parsed, flag)
+
+
+# The history fields of an object, in the order the facts are written (the spec's
+# table "History fields, by kind").
+OBJECT_FIELDS: tuple[Field, ...] = (
+    _f("zone_since", "zone_since", ":t"),
+    _f("attached", "attached_to", ":o"),
+    _f("attached_at", "attached_at", ":t"),
+    _f("tapped", "tapped", flag=True),
+    _f("tapped_since", "tapped_since", ":t"),
+    _f("face_down", "face_down", flag=True),
+    _f("turned_face_up_at", "turned_face_up_at", ":t"),
+    Field("phasing", ("phasing",), each=(_f("phased_out", "out_at", ":t"),
+                                         _f("phased_in", "in_at", ":t"))),
+    _f("start", "start", "zone:c", "player:p"),
+    _f("brought_in_by", "brought_in_by", ":p"),
+    _f("legal_owner", "legal_owner", ":p"),
+    _f("entered", "entered", "at:t", "under:p"),
+    _f("spell_put_by", "entered.spell_put_on_stack_by", ":p"),
+    _f("spell_control_effect", "entered.spell_control_effect", ":e"),
+    _f("left_battlefield", "left_battlefield", "at:t"),
+    _f("left_attached", "left_battlefield.attached_to", ":o"),
+    _f("created", "created", "at:t", "by:p"),
+    _f("may_cast", "created.may_cast", flag=True),
+    _f("put_on_stack", "put_on_stack", "at:t", "by:p"),
+    _f("copy_of", "copy_of", ":o"),
+    _f("source", "source", ":o"),
+    _f("ability_kind", "ability", ":c"),
+    _f("activated", "activated", "at:t", "by:p"),
+    _f("triggered", "triggered", "at:t", "source_zone:v", default="battlefield"),
+    _f("waiting", "waiting", flag=True),
+    _f("created_by", "created_by", "object:o", "at:t"),
+    _f("created_by_static", "created_by_static_of", "object:o", "at:t", "via:v"),
+)
+
+
+def _fields(table: tuple[Field, ...], item: dict[str, Any], head: str, names: Names,
+            clock: Clock, emit: Emit) -> None:
+    """The facts ``table`` reads from ``item``, each starting with ``head`` (S,O)."""
+    for field_ in table:
+        value: Any = item
+        for key in field_.path:
+            value = value.get(key) if isinstance(value, dict) and key in value else _ABSENT
+        if value is _ABSENT or (field_.flag and not value):
+            continue
+        if field_.each:
+            for entry in value:
+                _fields(field_.each, entry, head, names, clock, emit)
+            continue
+        args = "".join("," + _arg(kind, value.get(key, default) if key else value, names, clock)
+                       for key, kind, default in field_.args)
+        emit(f"{field_.pred}({head}{args}).")
+
+
+_ABSENT = object()
+
+
+def _arg(kind: str, value: Any, names: Names, clock: Clock) -> str:
+    if kind == "t":
+        return str(clock.code(value))
+    if kind in "poe":
+        return str(names.of(kind, value))
+    return str(const(value) if kind == "c" else value)
