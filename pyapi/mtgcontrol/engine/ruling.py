@@ -11,6 +11,7 @@ import html
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .facts import PLAIN_CLOCK, Clock, Names, default_now
@@ -231,90 +232,125 @@ def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Na
     with sorted outcomes; ``violations`` by (rule, code, objects, message).
     Histories are expanded over the snapshot's time points (``moment/2``).
     """
-    ruling = Ruling(id=doc.get("id"), rules=version)
-    ruling._snapshot = doc  # type: ignore[attr-defined]  # for _repr_html_; not a field
-    objects = ruling.objects
-    order: dict[str, int] = {}
-    for obj in doc.get("objects", []):
-        objects[obj["id"]] = ObjectRuling()
-        order[obj["id"]] = len(order)
-        for ab in obj.get("abilities", ()):
-            ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
-    name = names.name
-    when = clock.time
-    now = doc["now"] if "now" in doc else default_now(doc)
-    choices: dict[tuple[str, str, str, str], list[str]] = {}
-    claims: list[tuple[Violation, int]] = []
-    left: dict[str, str] = {}
-    ability_because: dict[str, list[Because]] = {}
-    controlled: dict[str, str] = {}
-    runs: dict[int, dict[int, list[str]]] = {}
-    ends: dict[int, set[int]] = {}
-    points: dict[int, set[int]] = {}
-    shown_moments: set[int] = set()
-    vias: dict[tuple[Any, Any, Any], str] = {}  # a via's text, written once per snapshot
+    reader = _RulingReader(doc, version, names, clock)
     for pred, args in atoms:
-        a: Any = args
-        if pred in ("owner", "controller", "default_controller", "you"):
-            if name(a[0]) in objects:
-                setattr(objects[name(a[0])], pred, name(a[1]))
-            else:  # an ability listed on an object: only "you" is derived for it
-                ruling.abilities[name(a[0])][pred] = name(a[1])
-        elif pred == "because":
-            o, fact, rule, kind, x, y = a
-            if (via := vias.get((kind, x, y))) is None:
-                via = vias[kind, x, y] = via_text(str(kind), x, y, names, clock)
-            item = Because(str(rule), str(fact), via)
-            if name(o) not in objects:
-                ability_because.setdefault(name(o), []).append(item)
-            else:
-                objects[name(o)].because.append(item)
-        elif pred == "may_activate":
-            ruling.abilities[name(a[0])]["may_activate"] = name(a[1])
-        elif pred == "history_run":
-            o, t, p = a
-            runs.setdefault(o, {}).setdefault(when(t), []).append(name(p) if p else "")
-        elif pred == "history_end":
-            ends.setdefault(a[0], set()).add(when(a[1]))
-        elif pred == "history_point":
-            points.setdefault(a[0], set()).add(when(a[1]))
-        elif pred == "moment":
-            shown_moments.add(when(a[0]))
-        elif pred == "planar_controller":
-            ruling.planar_controller = name(a[0])
-        elif pred == "controlled_player":
-            controlled[name(a[0])] = name(a[1])
-        elif pred == "fate":
-            o, fate, _rule, t = a
-            if when(t) <= now:
-                left[name(o)] = FATES[fate]
-        elif pred == "choice":
-            o, fact, chooser, rule, p = a
-            choices.setdefault((name(o), str(fact), name(chooser), str(rule)), []).append(name(p))
-        elif pred == "violation":
-            rule, code, x, y = a
-            ruling.violations.append(violation(rule, code, x, y, names, clock))
-            if a[1] == "claim_contradicts":
-                claims.append((ruling.violations[-1], a[3]))
-    for v, number in claims:  # once every fact is in, say what each claim got wrong
-        v.message = claim_message(doc["claims"][number], number, ruling)
-    ruling.violations.sort(key=lambda v: (v.rule, v.code, v.objects, v.message))
-    for key in sorted(choices, key=lambda k: (order.get(k[0], len(order)), k)):
-        ruling.choices.append(Choice(*key, sorted(set(choices[key]))))
-    ruling.left_game = {o: left[o] for o in sorted(left, key=lambda o: (order.get(o, 0), o))}
-    seats = {p if isinstance(p, str) else p["id"]: i for i, p in enumerate(doc["players"])}
-    ruling.controlled_players = {q: controlled[q] for q in sorted(
-        controlled, key=lambda q: (seats.get(q, 0), q))}
-    over = sorted(shown_moments)
-    for o in sorted(runs.keys() | points.keys()):
-        objects[name(o)].history = expand_history(over, runs.get(o, {}), ends.get(o, set()),
-                                                  points.get(o, set()))
-    for obj in objects.values():
-        obj.because.sort(key=because_order)
-    for ab, items in ability_because.items():
-        items.sort(key=because_order)
-        ruling.abilities[ab]["because"] = [vars(b).copy() for b in items]
-    return ruling
+        if (read := reader.READ.get(pred)) is not None:  # a proposal may show more
+            read(reader, *args)
+    return reader.finish()
+
+
+class _RulingReader:
+    """The atoms of one snapshot read into its ruling (``build_ruling``)."""
+
+    def __init__(self, doc: dict[str, Any], version: str, names: Names, clock: Clock) -> None:
+        self.doc, self.names, self.clock = doc, names, clock
+        self.ruling = ruling = Ruling(id=doc.get("id"), rules=version)
+        ruling._snapshot = doc  # type: ignore[attr-defined]  # for _repr_html_; not a field
+        self.order: dict[str, int] = {}
+        for obj in doc.get("objects", []):
+            ruling.objects[obj["id"]] = ObjectRuling()
+            self.order[obj["id"]] = len(self.order)
+            for ab in obj.get("abilities", ()):
+                ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
+        self.name, self.when = names.name, clock.time
+        self.now = doc["now"] if "now" in doc else default_now(doc)
+        self.choices: dict[tuple[str, str, str, str], list[str]] = {}
+        self.claims: list[tuple[Violation, int]] = []
+        self.left: dict[str, str] = {}
+        self.ability_because: dict[str, list[Because]] = {}
+        self.controlled: dict[str, str] = {}
+        self.runs: dict[int, dict[int, list[str]]] = {}
+        self.ends: dict[int, set[int]] = {}
+        self.points: dict[int, set[int]] = {}
+        self.shown_moments: set[int] = set()
+        self.vias: dict[tuple[Any, Any, Any], str] = {}  # a via's text, once per snapshot
+
+    def value(self, o: int, p: int, *, pred: str) -> None:
+        objects, name = self.ruling.objects, self.name
+        if name(o) in objects:
+            setattr(objects[name(o)], pred, name(p))
+        else:  # an ability listed on an object: only "you" is derived for it
+            self.ruling.abilities[name(o)][pred] = name(p)
+
+    def because(self, o: int, fact: Any, rule: Any, kind: Any, x: Any, y: Any) -> None:
+        if (via := self.vias.get((kind, x, y))) is None:
+            via = self.vias[kind, x, y] = via_text(str(kind), x, y, self.names, self.clock)
+        item = Because(str(rule), str(fact), via)
+        if self.name(o) not in self.ruling.objects:
+            self.ability_because.setdefault(self.name(o), []).append(item)
+        else:
+            self.ruling.objects[self.name(o)].because.append(item)
+
+    def may_activate(self, a: int, p: int) -> None:
+        self.ruling.abilities[self.name(a)]["may_activate"] = self.name(p)
+
+    def history_run(self, o: int, t: int, p: int) -> None:
+        self.runs.setdefault(o, {}).setdefault(self.when(t), []).append(
+            self.name(p) if p else "")
+
+    def history_end(self, o: int, t: int) -> None:
+        self.ends.setdefault(o, set()).add(self.when(t))
+
+    def history_point(self, o: int, t: int) -> None:
+        self.points.setdefault(o, set()).add(self.when(t))
+
+    def moment(self, t: int) -> None:
+        self.shown_moments.add(self.when(t))
+
+    def planar_controller(self, p: int) -> None:
+        self.ruling.planar_controller = self.name(p)
+
+    def controlled_player(self, q: int, p: int, *_rest: Any) -> None:
+        self.controlled[self.name(q)] = self.name(p)
+
+    def fate(self, o: int, fate: Any, _rule: Any, t: int) -> None:
+        if self.when(t) <= self.now:
+            self.left[self.name(o)] = FATES[fate]
+
+    def choice(self, o: int, fact: Any, chooser: int, rule: Any, p: int) -> None:
+        key = (self.name(o), str(fact), self.name(chooser), str(rule))
+        self.choices.setdefault(key, []).append(self.name(p))
+
+    def violation(self, rule: str, code: str, x: int, y: int) -> None:
+        self.ruling.violations.append(violation(rule, code, x, y, self.names, self.clock))
+        if code == "claim_contradicts":
+            self.claims.append((self.ruling.violations[-1], y))
+
+    READ: dict[str, Callable[..., None]] = {
+        "owner": partial(value, pred="owner"), "controller": partial(value, pred="controller"),
+        "default_controller": partial(value, pred="default_controller"),
+        "you": partial(value, pred="you"), "because": because, "may_activate": may_activate,
+        "history_run": history_run, "history_end": history_end,
+        "history_point": history_point, "moment": moment,
+        "planar_controller": planar_controller, "controlled_player": controlled_player,
+        "fate": fate, "choice": choice, "violation": violation}
+
+    def finish(self) -> Ruling:
+        """Claims worded, every list in its canonical order, histories expanded."""
+        ruling, order, name = self.ruling, self.order, self.name
+        for v, number in self.claims:  # once every fact is in, say what each claim got wrong
+            v.message = claim_message(self.doc["claims"][number], number, ruling)
+        ruling.violations.sort(key=lambda v: (v.rule, v.code, v.objects, v.message))
+        choices = self.choices
+        for key in sorted(choices, key=lambda k: (order.get(k[0], len(order)), k)):
+            ruling.choices.append(Choice(*key, sorted(set(choices[key]))))
+        left = self.left
+        ruling.left_game = {o: left[o] for o in sorted(left, key=lambda o: (order.get(o, 0), o))}
+        seats = {p if isinstance(p, str) else p["id"]: i
+                 for i, p in enumerate(self.doc["players"])}
+        controlled = self.controlled
+        ruling.controlled_players = {q: controlled[q] for q in sorted(
+            controlled, key=lambda q: (seats.get(q, 0), q))}
+        over = sorted(self.shown_moments)
+        for o in sorted(self.runs.keys() | self.points.keys()):
+            ruling.objects[name(o)].history = expand_history(
+                over, self.runs.get(o, {}), self.ends.get(o, set()), self.points.get(o, set()))
+        for obj in ruling.objects.values():
+            obj.because.sort(key=because_order)
+        for ab, items in self.ability_because.items():
+            items.sort(key=because_order)
+            ruling.abilities[ab]["because"] = [vars(b).copy() for b in items]
+        return ruling
 
 
 def expand_history(moments: Sequence[int], runs: dict[int, list[str]], ends: set[int],
