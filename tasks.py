@@ -1,6 +1,7 @@
 """Project tasks with nothing but Python 3.11+: ``python3 tasks.py demo|test``.
 
 demo: create .venv, install mtgcontrol, adjudicate every bundled example.
+lint: create .venv, install mtgcontrol with its dev extra, run ruff and mypy.
 test: create .venv, install mtgcontrol with its test extra, run the whole suite
       (installing Debian's chromium for the browser tests first when missing, as root).
 test --quick: the same set-up, then only the fast tests a contributor runs before
@@ -74,12 +75,19 @@ def test(quick: bool = False) -> None:
     run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider", *(QUICK if quick else ()))
 
 
+def lint() -> None:
+    """ruff (with its complexity limit) and mypy, as configured in pyproject.toml."""
+    setup("[dev]")
+    run(str(BIN / "ruff"), "check", "pyapi", "tests", "benchmarks")
+    run(str(BIN / "mypy"))
+
+
 if __name__ == "__main__":
-    tasks = {"demo": demo, "test": test}
+    tasks = {"demo": demo, "test": test, "lint": lint}
     args = sys.argv[1:]
     if args == ["test", "--quick"]:
         test(quick=True)
     elif len(args) == 1 and args[0] in tasks:
         tasks[args[0]]()
     else:
-        raise SystemExit("usage: python3 tasks.py demo | test [--quick]")
+        raise SystemExit("usage: python3 tasks.py demo | lint | test [--quick]")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -96,6 +96,19 @@ def _snapshot_ids(snapshot: dict[str, Any]) -> tuple[set[str], set[str], set[str
     return objects, effects, players
 
 
+def _check_objects(part: dict[str, Any], at: str, need: Callable[..., None],
+                   found: list[str], objects: set[str], players: set[str]) -> None:
+    """``id_problems`` of the ``objects`` of one part of an expectation."""
+    for oid, fields in (part.get("objects") or {}).items():
+        need(f"{at}.objects", oid, objects, "an object id")
+        for fact in ("owner", "controller", "you", "default_controller"):
+            need(f"{at}.objects.{oid}.{fact}", (fields or {}).get(fact), players, "a player")
+        for t, who in ((fields or {}).get("controller_at") or {}).items():
+            if not isinstance(t, int) and not str(t).lstrip("-").isdigit():
+                found.append(f"{at}.objects.{oid}.controller_at: {shown(t)} is not a timestamp")
+            need(f"{at}.objects.{oid}.controller_at.{t}", who, players, "a player")
+
+
 def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     """Ids in ``expect`` (and its ``by_version`` parts) that the snapshot does not have."""
     objects, effects, players = _snapshot_ids(snapshot)
@@ -106,14 +119,7 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
             found.append(f"{where}: {shown(value)} is not {what} of the snapshot")
 
     def check(part: dict[str, Any], at: str) -> None:
-        for oid, fields in (part.get("objects") or {}).items():
-            need(f"{at}.objects", oid, objects, "an object id")
-            for fact in ("owner", "controller", "you", "default_controller"):
-                need(f"{at}.objects.{oid}.{fact}", (fields or {}).get(fact), players, "a player")
-            for t, who in ((fields or {}).get("controller_at") or {}).items():
-                if not isinstance(t, int) and not str(t).lstrip("-").isdigit():
-                    found.append(f"{at}.objects.{oid}.controller_at: {shown(t)} is not a timestamp")
-                need(f"{at}.objects.{oid}.controller_at.{t}", who, players, "a player")
+        _check_objects(part, at, need, found, objects, players)
         for aid, fields in (part.get("abilities") or {}).items():
             need(f"{at}.abilities", aid, objects, "an ability id")
             need(f"{at}.abilities.{aid}.may_activate", (fields or {}).get("may_activate"),
@@ -222,6 +228,29 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _object_mismatches(oid: str, fields: dict[str, Any], obj: dict[str, Any]) -> list[str]:
+    """``mismatches`` of one object of the ruling."""
+    found: list[str] = []
+    for fact in FACTS:
+        if fact in fields and fields[fact] != obj[fact]:
+            found.append(f"objects.{oid}.{fact}: expected {shown(fields[fact])}, "
+                         f"got {shown(obj[fact])}")
+    rules = {b["rule"] for b in obj["because"]}
+    for rule in fields.get("cites", []):
+        if str(rule) not in rules:
+            found.append(f"objects.{oid}.cites: {rule} not among {sorted(rules)}")
+    vias = [b["via"] for b in obj["because"]]
+    for text in fields.get("via", []):
+        if not any(str(text) in v for v in vias):
+            found.append(f"objects.{oid}.via: no because mentions {shown(text)}")
+    for at, player in (fields.get("controller_at") or {}).items():
+        actual = controller_at(obj["history"], int(at))
+        if actual != player:
+            found.append(f"objects.{oid}.controller_at.{at}: expected {shown(player)}, "
+                         f"got {shown(actual)}")
+    return found
+
+
 def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
     """Every difference between ``ruling`` and ``expect``, one line each."""
     found: list[str] = []
@@ -232,23 +261,7 @@ def mismatches(ruling: Ruling, expect: dict[str, Any]) -> list[str]:
         if obj is None:
             found.append(f"objects.{oid}: not in the ruling")
             continue
-        for fact in FACTS:
-            if fact in fields and fields[fact] != obj[fact]:
-                found.append(f"objects.{oid}.{fact}: expected {shown(fields[fact])}, "
-                             f"got {shown(obj[fact])}")
-        rules = {b["rule"] for b in obj["because"]}
-        for rule in fields.get("cites", []):
-            if str(rule) not in rules:
-                found.append(f"objects.{oid}.cites: {rule} not among {sorted(rules)}")
-        vias = [b["via"] for b in obj["because"]]
-        for text in fields.get("via", []):
-            if not any(str(text) in v for v in vias):
-                found.append(f"objects.{oid}.via: no because mentions {shown(text)}")
-        for at, player in (fields.get("controller_at") or {}).items():
-            actual = controller_at(obj["history"], int(at))
-            if actual != player:
-                found.append(f"objects.{oid}.controller_at.{at}: expected {shown(player)}, "
-                             f"got {shown(actual)}")
+        found += _object_mismatches(oid, fields, obj)
     for aid, fields in (expect.get("abilities") or {}).items():
         actual = got["abilities"].get(str(aid), {}).get("may_activate")
         if "may_activate" in fields and fields["may_activate"] != actual:
