@@ -329,6 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check the locality lemma instead (a two-slot search): each snapshot "
                         "within the bounds has, at every object and effect, the facts and "
                         "invariant failures of its cone alone (docs/research.md, Cones)")
+    p.add_argument("--check-orderings", action="store_true",
+                   help="check the orderings lemma instead (a two-slot search): each snapshot "
+                        "within the bounds, in every time ordering, has the facts and "
+                        "invariant failures of its ordering's representative, the only "
+                        "ordering verify and impact --exhaustive search (docs/research.md, "
+                        "Time orderings)")
     p.set_defaults(players=3, objects=2, effects=1)
 
     from .forge.command import add_parser as add_import_parser

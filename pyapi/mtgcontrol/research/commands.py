@@ -92,6 +92,9 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
     if args.all_versions and args.rules is not None:
         raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
+    if args.check_locality and args.check_orderings:
+        raise InputError([_usage("--check-orderings", "either --check-locality or "
+                                 "--check-orderings")])
     versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
     invariants = []
     for path in args.invariant:
@@ -106,10 +109,11 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         if args.check_locality:  # the lemma matters for the invariants searched by cones
             invariants = [i for i in invariants if i.cones]
     verdicts = verify_all(_bounds(args), versions, invariants, changes, _progress(args),
-                          threads, args.time_limit, args.check_locality)
+                          threads, args.time_limit, args.check_locality, args.check_orderings)
     if args.format == "json":
         print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
-                          "check": "locality" if args.check_locality else "invariants",
+                          "check": "locality" if args.check_locality else
+                          "orderings" if args.check_orderings else "invariants",
                           "verdicts": [v.to_dict() for v in verdicts]},
                          indent=2, ensure_ascii=False))
     else:

@@ -160,13 +160,15 @@ class Searched:
 
 
 class Search:
-    """One grounding of generator + bridge + rules + goal; solved with size caps."""
+    """One grounding of generator + bridge + rules + goal; solved with size caps.
+    ``orderings``: one time ordering per class the rules cannot tell apart
+    (generator.lp; `verify --check-orderings` checks it), else every ordering."""
 
     def __init__(self, bounds: Bounds, slots: Sequence[tuple[int, catalog.Version]],
                  goal: str, changes: Sequence[str] = (), show: str = "",
                  late: bool = False, fewest_players: bool = True,
                  options: Sequence[str] = (), threads: int = 1,
-                 connected: bool = True) -> None:
+                 connected: bool = True, orderings: bool = True) -> None:
         self.bounds = bounds
         self.max_size = bounds.objects + bounds.effects
         self.messages: list[str] = []
@@ -182,7 +184,8 @@ class Search:
              f"--opt-mode={'opt' if fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
-             f"-c late={int(late)}", f"-c connected={int(connected)}", *options],
+             f"-c late={int(late)}", f"-c connected={int(connected)}",
+             f"-c orderings={int(orderings)}", *options],
             logger=lambda _code, text: self.messages.append(text))
         versions = sorted({v for _, v in slots}, key=lambda v: v.name)
         slot_facts = "\n".join(f"slot({s},{v.const})." for s, v in slots)
@@ -323,7 +326,7 @@ class Verdict:
             out["proved_upto"] = self.proved
         elif not self.holds:
             out.update(size=self.size, failures=self.failures, counterexample=self.counterexample)
-            if self.mode != "locality":
+            if self.mode not in ("locality", "orderings"):
                 out["reproduced"] = self.reproduced
         return out
 
@@ -341,9 +344,12 @@ class Verdict:
                 text = text.replace(f"up to {bounds.objects + bounds.effects}", f"up to {upto}",
                                     1)
             return f"every cone {text}, so every snapshot whose cones are within that"
-        if self.mode == "locality":
+        if self.mode in ("locality", "orderings"):
             what = f"up to {upto} objects + effects" if upto is not None else \
                 bounds_text(self.bounds)
+            if self.mode == "orderings":
+                return (f"every snapshot with {what}, in every time ordering: its facts and "
+                        "failures are those of its ordering's representative")
             return (f"every snapshot with {what}: each object and effect has the facts "
                     "of its cone alone, and fails the invariant only where its cone does")
         if upto is not None:
@@ -352,7 +358,8 @@ class Verdict:
 
     def text(self) -> str:
         head = f"{self.version} {self.invariant.name}" + \
-            (" locality" if self.mode == "locality" else f" ({self.invariant.summary})")
+            (f" {self.mode}" if self.mode in ("locality", "orderings")
+             else f" ({self.invariant.summary})")
         if self.holds:
             return f"{head}: holds for {self.scope()} ({self.seconds:.1f} s)"
         if not self.complete:
@@ -364,6 +371,10 @@ class Verdict:
         if self.mode == "locality":
             return (f"{head}: fails: a snapshot of size {self.size} whose failures at its "
                     f"root differ from its cone's ({self.seconds:.1f} s): {fails}")
+        if self.mode == "orderings":
+            return (f"{head}: fails: a snapshot of size {self.size} whose facts or failures "
+                    f"differ from its ordering's representative's ({self.seconds:.1f} s): "
+                    f"{fails}")
         return (f"{head}: fails: counterexample of size {self.size} ({self.seconds:.1f} s): "
                 f"{fails}{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
 
@@ -436,7 +447,7 @@ ifail_root(I) :- ifail(I,_,_,X), root_id(X).
 :- node(N), not cone(N).
 """
 
-MODES = ("snapshot", "cone", "locality")
+MODES = ("snapshot", "cone", "locality", "orderings")
 
 
 def invariant_search(bounds: Bounds, version: catalog.Version,
@@ -445,17 +456,26 @@ def invariant_search(bounds: Bounds, version: catalog.Version,
                      fewest_players: bool = True, options: Sequence[str] = ()) -> Search:
     """The search program for ``invariants`` under one version: ``snapshot`` (a
     connected snapshot that fails), ``cone`` (a snapshot that is one rooted cone and
-    fails at its root) or ``locality`` (a snapshot whose failures at a root differ
-    from those of the root's cone alone: two slots)."""
-    slots = [(0, version), (1, version)] if mode == "locality" else [(0, version)]
+    fails at its root), ``locality`` (a snapshot whose failures at a root differ
+    from those of the root's cone alone: two slots) or ``orderings`` (a snapshot of
+    every time ordering, also those objects enter after a player left, whose facts
+    or failures differ from those of its ordering's representative: two slots).
+    The first two search representatives of the time orderings only."""
+    two = mode in ("locality", "orderings")
+    slots = [(0, version), (1, version)] if two else [(0, version)]
     goal = tagged(invariants, whole=mode == "snapshot")
-    if mode != "snapshot":
+    if mode == "orderings":
+        goal += "\n" + search_file("orderings.lp")
+    elif mode != "snapshot":
         goal += "\n" + search_file("cone.lp") + (CONE_GOAL if mode == "cone" else
                                                   search_file("locality.lp"))
     search = Search(bounds, slots, goal, changes, fewest_players=fewest_players,
-                    options=options, threads=threads, connected=mode == "snapshot")
+                    options=options, threads=threads, connected=mode == "snapshot",
+                    orderings=not two, late=mode == "orderings")
     if mode == "locality":
         search.unit = "snapshots (any, with a root's cone)"
+    elif mode == "orderings":
+        search.unit = "snapshots (every time ordering)"
     return search
 
 
@@ -495,12 +515,12 @@ def counterexample(bounds: Bounds, version: catalog.Version, invariant: Invarian
     return found
 
 
-def _mode_groups(invariants: Sequence[Invariant], locality: bool
+def _mode_groups(invariants: Sequence[Invariant], locality: bool, orderings: bool = False
                  ) -> list[tuple[str, list[int]]]:
     """Which invariants are searched how: by cones (those that say so), over whole
-    snapshots (the others); or, for the locality check, every one given."""
-    if locality:
-        return [("locality", list(range(len(invariants))))]
+    snapshots (the others); or, for the locality or orderings check, every one given."""
+    if locality or orderings:
+        return [("locality" if locality else "orderings", list(range(len(invariants))))]
     cones = [i for i, inv in enumerate(invariants) if inv.cones]
     whole = [i for i, inv in enumerate(invariants) if not inv.cones]
     return [(mode, group) for mode, group in (("cone", cones), ("snapshot", whole)) if group]
@@ -518,6 +538,15 @@ def _locality_failures(atoms: Sequence[clingo.Symbol]) -> list[dict[str, str]]:
     return [{"what": w, "object": o} for w, o in sorted(out)]
 
 
+def _ordering_failures(atoms: Sequence[clingo.Symbol]) -> list[dict[str, str]]:
+    """What differs between a snapshot and its ordering's representative."""
+    out = {(f"fact {a.arguments[1]} differs", _name_of(a.arguments[0])) for a in atoms
+           if a.name == "order_differs"}
+    out |= {(f"failure {a.arguments[1]} differs", _name_of(a.arguments[2])) for a in atoms
+            if a.name == "order_fail_differs"}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
 def _node_number(node: clingo.Symbol) -> clingo.Symbol:
     """o(O) / e(E) as bridge.lp numbers them."""
     base = 10 if node.name == "o" else 20
@@ -527,13 +556,13 @@ def _node_number(node: clingo.Symbol) -> clingo.Symbol:
 def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
                    changes: Sequence[str] = (), progress: Progress | None = None,
                    threads: int = DEFAULT_THREADS, limit: float | None = None,
-                   locality: bool = False) -> list[Verdict]:
+                   locality: bool = False, orderings: bool = False) -> list[Verdict]:
     """Every invariant under one version: one grounding per way of searching (by
     cones, over whole snapshots; or the locality check), one search per invariant
     (with ``threads`` solver threads, stopped after ``limit`` seconds if given: the
     verdict is then undecided beyond the sizes proved), then each counterexample."""
     verdicts: dict[int, Verdict] = {}
-    for mode, group in _mode_groups(invariants, locality):
+    for mode, group in _mode_groups(invariants, locality, orderings):
         start = time.perf_counter()
         chosen = [invariants[i] for i in group]
         search = invariant_search(bounds, version, chosen, mode, changes,
@@ -543,8 +572,8 @@ def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequenc
             step = time.perf_counter()
             for j in range(len(chosen)):
                 search.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), n == j)
-            searched = search.smallest(progress, f"{version.name} {invariant.name}"
-                                                 f"{' locality' if locality else ''}: ",
+            check = f" {mode}" if mode in ("locality", "orderings") else ""
+            searched = search.smallest(progress, f"{version.name} {invariant.name}{check}: ",
                                        None if limit is None else step + limit)
             verdict = Verdict(version.name, invariant, bounds, 0.0, complete=searched.complete,
                               proved=searched.proved, mode=mode)
@@ -556,6 +585,8 @@ def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequenc
                 verdict.size = found.size
                 if mode == "locality":
                     verdict.failures = _locality_failures(found.atoms)
+                elif mode == "orderings":
+                    verdict.failures = _ordering_failures(found.atoms)
                 else:
                     verdict.failures = _failures(
                         clingo.Function("fail", a.arguments[1:]) for a in found.atoms
@@ -576,10 +607,11 @@ def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
 def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
                invariants: Sequence[Invariant], changes: Sequence[str] = (),
                progress: Progress | None = None, threads: int = DEFAULT_THREADS,
-               limit: float | None = None, locality: bool = False) -> list[Verdict]:
+               limit: float | None = None, locality: bool = False,
+               orderings: bool = False) -> list[Verdict]:
     return [v for version in versions
             for v in verify_version(bounds, version, invariants, changes, progress, threads,
-                                    limit, locality)]
+                                    limit, locality, orderings)]
 
 
 # ---------------------------------------------------------------------------------
@@ -722,8 +754,9 @@ def summary_line(verdicts: Sequence[Verdict]) -> str:
         counts += f", {len(undecided)} undecided (time limit)"
     if failed:
         names = ", ".join(f"{v.invariant.name} {v.version}" for v in failed)
-        what = "the locality lemma refuted for" if failed[0].mode == "locality" else \
-            "counterexample to"
+        what = {"locality": "the locality lemma refuted for",
+                "orderings": "the orderings lemma refuted for"}.get(failed[0].mode,
+                                                                  "counterexample to")
         return f"fails: {what} {names} ({counts})"
     if undecided:
         return (f"undecided beyond size {min(v.proved for v in undecided)} "
@@ -759,8 +792,9 @@ def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
     for v in verdicts:
         if v.counterexample is not None:
             out.append("")
-            what = "a snapshot refuting the locality of" if v.mode == "locality" else \
-                "counterexample to"
+            what = {"locality": "a snapshot refuting the locality of",
+                    "orderings": "a snapshot refuting the orderings lemma for"}.get(
+                        v.mode, "counterexample to")
             out.append(f"{what} {v.invariant.name} under {v.version} "
                        f"(size {v.size}: fewest objects + effects, then players, then leavers): "
                        + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
