@@ -297,9 +297,17 @@ def test_loop_effect_rests_on_what_came_before_it() -> None:
     exp = explain(doc)
     assert exp.ruling.controller("o1") == exp.ruling.controller("o2") == "alice"
     assert _losses(exp, "o1")["steal"] == [("loop_order", ["$.effects[0]", "$.effects[2]"])]
-    (reason,) = [r for r in exp.derivation("o2", "controller").because if r.rule == "613.1b"]
-    assert "$.effects[0]" in [f.path for f in reason.facts]  # e1 gave o1 to alice first
+    # e1, the loop's first effect, reads o2's controller with nothing placed before it
+    # applied: o2's default controller.
+    (reason,) = [r for r in exp.derivation("o1", "controller").because if r.rule == "613.1b"]
+    assert "$.effects[0]" in [f.path for f in reason.facts]
     assert [(u.object, u.fact) for u in reason.uses] == [("o2", "default_controller")]
+    # Then (613.8c) e2 is no longer in a loop: it reads o1's controller after e1 gave it.
+    (reason,) = [r for r in exp.derivation("o2", "controller").because if r.rule == "613.1b"]
+    assert [(u.object, u.fact) for u in reason.uses] == [("o1", "controller")]
+    (first,) = [r for r in exp.derivation("o2", "controller").because
+                if r.kind == "loop_first_applied" and r.rule == "613.8"]
+    assert "$.effects[0]" in [f.path for f in first.facts]  # e1 gave o1 to alice first
 
 
 def test_undecided_source_and_loop_with_a_player_gone() -> None:
@@ -321,3 +329,34 @@ def test_undecided_source_and_loop_with_a_player_gone() -> None:
     assert {v.rule for v in exp.ruling.violations} == {"613.8"}
     assert _losses(exp, "o1")["e1"] == [("loop_player_left",
                                          ["$.effects[0]", "$.players[2].left_at"])]
+
+
+@pytest.mark.parametrize("version", ["2012-10-01", "2026-08-07"])
+def test_loop_effect_waits_for_a_later_steal_once_the_first_is_applied(version: str) -> None:
+    """Issue 21, 613.8b/613.8c: after the loop's first effect (e1) is applied, e2 is no
+    longer in a loop and waits for carol's steal of its source; said in each language."""
+    texts = set()
+    for lang in ("en", "fr", "it"):
+        exp = explain(_scenario("layer2/320-aura-loop-later-steal-breaks-loop.yaml", version),
+                      lang=lang)
+        assert exp.ruling.controller("o2") == "carol"
+        (reason,) = [r for r in exp.derivation("o2", "controller").because
+                     if r.kind == "loop_first_applied" and r.group == "613.8"]
+        assert "$.effects[0]" in [f.path for f in reason.facts]  # the loop's first effect
+        assert "e1" in reason.text and "e2" in reason.text and "{" not in reason.text
+        texts.add(reason.text)
+    assert len(texts) == 3
+
+
+def test_tied_loop_agreeing_on_an_object_that_is_no_source() -> None:
+    """Issue 21 item 5: c is no effect's source; every order of the tied loop ends with
+    bob controlling it, and the members whose player differs say so."""
+    for lang in ("en", "fr", "it"):
+        exp = explain(_scenario("layer2/325-tied-loop-agree-only-at-end-non-source.yaml"),
+                      lang=lang)
+        assert exp.ruling.controller("c") == "bob"
+        losses = _losses(exp, "c")
+        assert [code for code, _ in losses["e0"]] == ["loop_agreed"]
+        (loss,) = [x for cand in exp.derivation("c", "controller").candidates
+                   if cand.effect == "e0" for x in cand.losses]
+        assert "bob" in loss.text and "{" not in loss.text

@@ -104,8 +104,8 @@ def test_2024_to_2026_details(diff_2026: RulesDiff) -> None:
     assert "spells.lp" in by_new["707.10e"].encodings  # through its family head 707.10
     assert "not checked" in by_new["112.1"].note and "701.5→701.6" in by_new["112.1"].note
     assert by_new["723.9"].matched_by == "similarity"
-    assert by_new["701.12b"].encodings == ("ruling.lp",)  # cites "701.12b"
-    assert by_new["723.1a"].encodings == ("players.lp", "ruling.lp")
+    assert by_new["701.12b"].encodings == ("layer2.lp",)  # cites "701.12b"
+    assert by_new["723.1a"].encodings == ("players.lp",)
     renumbered = by_new["723.3"]
     assert renumbered.old_text_hash == renumbered.new_text_hash and not renumbered.diff
 

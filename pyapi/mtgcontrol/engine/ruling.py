@@ -40,6 +40,9 @@ VIA: dict[str, tuple[str, str, str]] = {
     "you_of_source": ("effect {a}: its source is controlled by {b}", "e", "p"),
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
                              "e", "e"),
+    "loop_first_applied": ("effect {a} was in a dependency loop whose first effect in "
+                           "timestamp order, {b}, was applied first; then {a} was no longer "
+                           "in a loop and waited for the effects it depends on", "e", "e"),
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
     "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),

@@ -20,7 +20,7 @@ import clingo
 from ..catalog import Version, numbering_facts
 
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
-             "layer2", "leaving", "players", "checks", "ruling", "show")
+             "layer2", "order", "leaving", "players", "checks", "ruling", "show")
 
 Atom = tuple[str, tuple[Any, ...]]  # arguments: ints and strings
 
