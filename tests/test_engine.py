@@ -10,12 +10,12 @@ from pathlib import Path
 
 import clingo
 import pytest
-import yaml
 
 from mtgcontrol import InputError, adjudicate, catalog
 from mtgcontrol.api import version_for
 from mtgcontrol.cli import main
 from mtgcontrol.facts import Names, snapshot_facts
+from mtgcontrol.scenarios import read_yaml
 from mtgcontrol.solve import Program
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def all_snapshots() -> list[tuple[str, dict]]:
     examples = sorted((ROOT / "examples").glob("*.json"))
     found = [(str(p), json.loads(p.read_text())) for p in examples]
     for path in sorted((ROOT / "tests" / "scenarios").rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
         versions = data.get("rules") or [None]
         for version in [versions] if isinstance(versions, str) else versions:
             found.append((f"{path} [{version}]", dict(data["snapshot"], rules=version)
