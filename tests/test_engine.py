@@ -10,13 +10,13 @@ from pathlib import Path
 
 import clingo
 import pytest
-import yaml
 
 from mtgcontrol import InputError, adjudicate, catalog
 from mtgcontrol.cli import main
 from mtgcontrol.engine.api import version_for
 from mtgcontrol.engine.facts import Names, snapshot_facts
 from mtgcontrol.engine.solve import Program
+from mtgcontrol.scenarios import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "examples" / "01-mind-control.json").read_text())  # the spec's
@@ -26,7 +26,7 @@ def all_snapshots() -> list[tuple[str, dict]]:
     examples = sorted((ROOT / "examples").glob("*.json"))
     found = [(str(p), json.loads(p.read_text())) for p in examples]
     for path in sorted((ROOT / "tests" / "scenarios").rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
         versions = data.get("rules") or [None]
         for version in [versions] if isinstance(versions, str) else versions:
             found.append((f"{path} [{version}]", dict(data["snapshot"], rules=version)

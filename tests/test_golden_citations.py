@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mtgcontrol import catalog
 from mtgcontrol.engine.api import ErrorRecord, adjudicate_many
+from mtgcontrol.scenarios import read_yaml
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios"
@@ -44,7 +43,7 @@ def citations(versions: list[str]) -> dict[str, dict[str, list[str]]]:
     files = sorted(SCENARIOS.rglob("*.yaml"))
     docs = []
     for path in files:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and "snapshot" in data:
             docs.append((path.relative_to(SCENARIOS).as_posix(), data["snapshot"]))
     found: dict[str, dict[str, list[str]]] = {name: {} for name, _ in docs}

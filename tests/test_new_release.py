@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from crtexts import CR_DIR
 
 from mtgcontrol import catalog
 from mtgcontrol.cli import main
 from mtgcontrol.engine.api import adjudicate_many
+from mtgcontrol.scenarios import read_yaml
 
 NEWEST = CR_DIR / "cr-2026-08-07.txt"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -40,7 +40,7 @@ def synthetic(tmp_path: Path) -> Path:
 def rulings(version: str) -> dict[str, str]:
     docs = []
     for path in sorted(SCENARIOS.rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
         docs.append((data["snapshot"], path.name))
     return {name: json.dumps(r.to_dict(), sort_keys=True)
             for (_, name), r in zip(docs, adjudicate_many(docs, rules=version), strict=True)}

@@ -146,10 +146,19 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     return found
 
 
+def read_yaml(text: str) -> Any:
+    """YAML text as data: libyaml's parser when PyYAML has it (about 8 times faster),
+    and on an error the pure-Python parser again, whose message quotes the bad line."""
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def load_scenario(path: Path) -> Scenario:
     """Read and check one scenario file; ``ScenarioError`` lists every problem."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ScenarioError(f"{path}: not a readable YAML file ({err})") from None
     problems = schema_problems(data)

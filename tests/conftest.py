@@ -1,0 +1,18 @@
+"""The suite runs on every core with pytest-xdist (``python3 tasks.py test``: ``-n auto
+--dist loadgroup``).  Tests that must share one worker, in order, are grouped here."""
+
+from __future__ import annotations
+
+import pytest
+
+# test_readme: each README command may read what an earlier one wrote (one scratch folder).
+# Dask: one local cluster at a time, so two clusters never compete for the workers' cores.
+GROUPS = {"test_readme.py": "readme", "test_dask.py": "dask",
+          "test_dask_worker_loss.py": "dask"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = GROUPS.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
