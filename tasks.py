@@ -71,14 +71,20 @@ QUICK = ("tests/scenarios", "tests/test_engine.py", "tests/test_input_errors.py"
 QUICK_LEAVES_OUT = ("tests/test_explain.py::test_tree_cites_exactly_the_ruling",)
 # Every core; a group of tests that must share a worker (tests/conftest.py) stays on one.
 PARALLEL = ("-n", "auto", "--dist", "loadgroup")
+# Run apart, in one process, after the parallel run: each README command may read what an
+# earlier one wrote, and under xdist the later ones did not find those files.
+SERIAL = "tests/test_readme.py"
 
 
 def test(quick: bool = False) -> None:
     if not quick:
         ensure_chromium()
     setup("[test]")
-    selection = (*QUICK, *(f"--deselect={d}" for d in QUICK_LEAVES_OUT)) if quick else ()
-    run(str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider", *PARALLEL, *selection)
+    selection = (*(p for p in QUICK if p != SERIAL),
+                 *(f"--deselect={d}" for d in QUICK_LEAVES_OUT)) if quick else ()
+    pytest = (str(BIN / "python"), "-m", "pytest", "-p", "no:cacheprovider")
+    run(*pytest, *PARALLEL, *selection, f"--ignore={SERIAL}")
+    run(*pytest, SERIAL)
 
 
 def lint() -> None:

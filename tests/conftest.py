@@ -1,16 +1,16 @@
 """The suite runs on every core with pytest-xdist (``python3 tasks.py test``: ``-n auto
---dist loadgroup``).  Tests that must share one worker, in order, are grouped here."""
+--dist loadgroup``).  Tests that must share one worker are grouped here."""
 
 from __future__ import annotations
 
 import pytest
 
-# test_readme: each README command may read what an earlier one wrote (one scratch folder).
 # Dask: one local cluster at a time, so two clusters never compete for the workers' cores.
-GROUPS = {"test_readme.py": "readme", "test_dask.py": "dask",
-          "test_dask_worker_loss.py": "dask"}
+# (test_readme.py runs apart, after the parallel run: tasks.py.)
+GROUPS = {"test_dask.py": "dask", "test_dask_worker_loss.py": "dask"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         group = GROUPS.get(item.path.name)
