@@ -389,7 +389,8 @@ class _Pair:
     """The normalised rule texts are equal (renumbering aside, the rule is the same)."""
 
 
-def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | None], bool],
+def _match(  # noqa: C901 - to split (issue 19)
+        old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | None], bool],
            groups: tuple[dict[str, catalog.CatalogRule], dict[str, catalog.CatalogRule]]
            ) -> list[_Pair]:
     pairs: list[_Pair] = []

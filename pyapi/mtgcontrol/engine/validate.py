@@ -462,7 +462,7 @@ def _convert_alternatives(error: ValidationError, path: Path) -> Iterator[tuple[
 # Stage 2: references (the document already matches the schema)
 
 
-def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
+def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:  # noqa: C901 - to split (issue 19)
     players: dict[str, Path] = {}
     for i, entry in enumerate(doc["players"]):
         where: Path = ("players", i) if isinstance(entry, str) else ("players", i, "id")

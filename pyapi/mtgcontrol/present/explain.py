@@ -370,14 +370,7 @@ class _Reader:
             elif sym.name == "xlostleaf":
                 key = (self.name(args[0]), self.name(args[1]), args[2])
                 lost_leaves[key].append(self.leaf(args[3], args[4]))
-        for sym in symbols:
-            if sym.name == "xwon":
-                o, e = (self.name(_py(a)) for a in sym.arguments[1:])
-                cands[(o, e)].won = True
-            elif sym.name == "xwould":
-                _, obj, t = _py(sym.arguments[1])
-                moment = (self.name(obj), t)
-                at_values[moment] = (at_values[moment][0], True)
+        self._marks(symbols, cands, at_values)
         nodes: dict[Any, list[Reason]] = defaultdict(list)
         for ctx, group, kind, a, b in whys:
             why = (ctx, group, kind, a, b)
@@ -394,6 +387,18 @@ class _Reader:
                                         _unique(lost_leaves[(o, e, code)])))
             by_object[o].append(cand)
         return dict(nodes), dict(by_object), at_values
+
+    def _marks(self, symbols: list[clingo.Symbol], cands: dict[tuple[str, str], Candidate],
+               at_values: dict[tuple[str, int], tuple[str | None, bool]]) -> None:
+        """The candidates that won (``xwon``), the moments of a player who left (``xwould``)."""
+        for sym in symbols:
+            if sym.name == "xwon":
+                o, e = (self.name(_py(a)) for a in sym.arguments[1:])
+                cands[(o, e)].won = True
+            elif sym.name == "xwould":
+                _, obj, t = _py(sym.arguments[1])
+                moment = (self.name(obj), t)
+                at_values[moment] = (at_values[moment][0], True)
 
     def render(self, kind: str, value: Any) -> str:
         if kind in "poe" and isinstance(value, int):

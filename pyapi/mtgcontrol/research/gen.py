@@ -26,7 +26,7 @@ def _ids(kind: str, n: int) -> str:
     return f"{kind}{n}"
 
 
-def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
+def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:  # noqa: C901 - to split (issue 19)
     """A snapshot/1 document from one answer set of generator.lp."""
     players: dict[int, Any] = {}
     objects: dict[int, dict[str, Any]] = {}

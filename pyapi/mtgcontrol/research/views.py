@@ -161,6 +161,12 @@ def _build_views(found: dict[Any, list[Atom]], nows: dict[int, int],
                 entry = slot(s, ("violation", code, x, y))
                 entry[0].add(True)
                 entry[1].add(group)
+    return _views_of(raw, numbers, objects, versions)
+
+
+def _views_of(raw: dict[int, dict[Key, list[Any]]], numbers: dict[str, dict[str, str]],
+              objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
+    """``_build_views``' sets made into views: every object has its value facts."""
     views: dict[int, View] = {}
     for s, objs in objects.items():
         view = View(cite=numbers.get(versions[s], {}))
