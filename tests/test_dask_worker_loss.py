@@ -61,7 +61,7 @@ def dask_workers(parent: int) -> list[Any]:
 
 def test_a_run_survives_every_worker_being_killed_again_and_again(tmp_path: Path) -> None:
     """Every original worker killed, then their replacements: same bytes, exit 0."""
-    source = corpus(tmp_path / "in.jsonl", 300)
+    source = corpus(tmp_path / "in.jsonl", 900)  # long enough for three rounds under load
     expected = local_bytes(source, tmp_path / "local.jsonl")
     target = tmp_path / "dask.jsonl"
     proc = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--batch-size",

@@ -36,6 +36,8 @@ RESUBMITS = 3
 """Times a partition the cluster lost (cancelled, not judged) is sent again."""
 WAIT_FOR_WORKERS = 60.0
 """Seconds to wait for a first worker to join a remote scheduler."""
+CLOSE_TIMEOUT = 30.0
+"""Seconds a closing client or cluster may take before the run exits anyway."""
 
 
 def _judge(lines: list[Line], settings: Any) -> list[Result]:
@@ -161,4 +163,5 @@ def _quiet_close(client: Any, cluster: Any) -> None:
         if thing is None:
             continue
         with suppress(Exception):  # the run's output is already whole
-            thing.close()
+            # bounded: a nanny still restarting a killed worker must not hold the exit
+            thing.close(timeout=CLOSE_TIMEOUT)
