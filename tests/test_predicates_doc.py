@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from mtgcontrol.engine import ruling
+from mtgcontrol.engine import facts, ruling
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "predicates.md"
@@ -226,9 +226,15 @@ def emitted() -> dict[str, set[str]]:
             continue
         for node in ast.walk(func):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "emit"):
+                    and node.func.id in ("emit", "_fields")):
                 continue
             where = f"facts.py line {node.lineno} ({func.name})"
+            if func.name == "_fields":
+                continue  # the table reader: its facts are counted where a table is read
+            if node.func.id == "_fields":
+                for pred in table_predicates(node, where):
+                    found[pred].add(func.name)
+                continue
             assert len(node.args) == 1 and isinstance(node.args[0], ast.JoinedStr), \
                 f"{where}: emit() is not called with one f-string; cannot read its predicate"
             text, holes = "", []
@@ -253,6 +259,23 @@ def emitted() -> dict[str, set[str]]:
     clash = {n: sorted(a) for n, a in arities.items() if len(a) > 1}
     assert not clash, f"facts.py emits a predicate with several arities: {clash}"
     return found
+
+
+def table_predicates(call: ast.Call, where: str) -> list[str]:
+    """`name/arity` of the facts ``_fields(TABLE, item, f"{s},{o}", ...)`` writes: the
+    head's arguments and then each Field's (nested ``each`` tables included)."""
+    table, head = call.args[0], call.args[2]
+    assert isinstance(table, ast.Name) and isinstance(head, ast.JoinedStr), \
+        f"{where}: _fields() is not called with a module table and an f-string head"
+    first = head.values[0]
+    assert isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name) \
+        and first.value.id == "s", f"{where}: the head does not start with the snapshot {{s}}"
+    width = sum(isinstance(v, ast.FormattedValue) for v in head.values)
+
+    def walk(fields: tuple[facts.Field, ...]) -> list[str]:
+        return [p for f in fields
+                for p in (walk(f.each) if f.each else [f"{f.pred}/{width + len(f.args)}"])]
+    return walk(getattr(facts, table.id))
 
 
 def strings_in_function(path: Path, name: str) -> set[str]:
@@ -323,7 +346,7 @@ def test_output_table_matches_show_lp() -> None:
 
 
 def test_every_output_is_read_by_build_ruling() -> None:
-    read = strings_in_function(RULING, "build_ruling")
+    read = set(ruling._RulingReader.READ)  # build_ruling reads each shown predicate through this table
     unread = sorted(p for p in shown() if p.split("/")[0] not in read)
     assert not unread, f"shown by encodings/show.lp but never read by build_ruling: {unread}"
     rows = documented(OUTPUT)
