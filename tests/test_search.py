@@ -393,7 +393,9 @@ def test_a_cone_that_misses_a_dependency_is_found(monkeypatch: pytest.MonkeyPatc
     verdict = search_module.verify_version(Bounds(2, 1, 1), V2026, [INVARIANTS["one-controller"]],
                                            locality=True)[0]
     assert verdict.word() == "fails" and verdict.size == 2
-    assert any(f["what"].startswith("fact controller(") and f["object"] == "o1"
+    # the smallest such snapshot may differ in the controller or in the default controller
+    # (a spell's control effect on the permanent it became, 611.2c)
+    assert any(re.match(r"fact (default_)?controller\(", f["what"]) and f["object"] == "o1"
                for f in verdict.failures or ())
 
 
