@@ -115,15 +115,21 @@ def _judge(items: list[tuple[Any, str]], settings: Settings) -> list[Ruling | Er
         return list(adjudicate_many(items, settings.rules, settings.changes,
                                     settings.batch_size))
     except Exception as err:  # noqa: BLE001 - a failure must cost one line, not the run
-        if len(items) > 1:
-            return [r for item in items for r in _judge([item], settings)]
-        _doc, name = items[0]
-        if settings.max_memory is not None and (
-                isinstance(err, MemoryError) or "bad_alloc" in str(err)):
-            return [ErrorRecord(name, [InputProblem(name, "$", (
-                f"a snapshot judged within the worker memory limit (--max-memory "
-                f"{settings.max_memory} MB)"))])]
-        reason = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
-        return [ErrorRecord(name, [InputProblem(name, "$", (
-            f"a snapshot the engine can judge, got an internal error "
-            f"({type(err).__name__}{': ' + reason if reason else ''})"))])]
+        if len(items) == 1:
+            return [_failed(items[0][1], err, settings)]
+    # Each alone, outside the handler: the failed grounding (held by the exception's
+    # traceback) is freed first, so its memory does not count against the next one.
+    return [r for item in items for r in _judge([item], settings)]
+
+
+def _failed(name: str, err: Exception, settings: Settings) -> ErrorRecord:
+    """The error record of a snapshot whose judging raised ``err``."""
+    if settings.max_memory is not None and (
+            isinstance(err, MemoryError) or "bad_alloc" in str(err)):
+        return ErrorRecord(name, [InputProblem(name, "$", (
+            f"a snapshot judged within the worker memory limit (--max-memory "
+            f"{settings.max_memory} MB)"))])
+    reason = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
+    return ErrorRecord(name, [InputProblem(name, "$", (
+        f"a snapshot the engine can judge, got an internal error "
+        f"({type(err).__name__}{': ' + reason if reason else ''})"))])
