@@ -7,6 +7,7 @@ target is met:
 * verify --rules 2026-08-07 at cone bound 3 / 3 / 2 (issue 20): every invariant
   proved for every cone (or a minimal counterexample) within 120 s wall;
   ``--locality``: the locality lemma checked at 3 / 3 / 2 instead, every version;
+  ``--orderings``: the orderings lemma (one time ordering per class) instead;
 * impact --exhaustive --from 2017-04-28 --to 2020-11-20 --players 3 --objects 4
   --effects 2 within 120 s, with the token-owner change (B1);
 * impact --exhaustive on 2012-10-01 -> 2017-04-28, 2017-04-28 -> 2020-11-20 and
@@ -16,11 +17,12 @@ target is met:
     .venv/bin/python benchmarks/bench_search.py            # the targets
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
     .venv/bin/python benchmarks/bench_search.py --skip-impact [--all-versions] \
-        [--time-limit S] [--locality] [--verify-bounds 3,3,2]
+        [--time-limit S] [--locality | --orderings] [--verify-bounds 3,3,2]
     .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
     .venv/bin/python benchmarks/bench_search.py --count 3,3,2   # snapshots per size
     .venv/bin/python benchmarks/bench_search.py --sizes one-controller --bounds 3,3,2 \
-        --upto 4 [--option=--configuration=crafty ...] [--cumulative] [--threads 2]
+        --upto 4 [--option=--configuration=crafty ...] [--cumulative] [--threads 2] \
+        [--all-orderings]
                                                  # CPU (and wall) per size of one invariant's search
 
 ``--ground`` prints, for the verify program (2026-08-07, 3 / 5 / 3) and the
@@ -102,7 +104,8 @@ def count_figures(bounds: Bounds) -> None:
 
 
 def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
-                 cumulative: bool, rules: str, threads: int, mode: str) -> None:
+                 cumulative: bool, rules: str, threads: int, mode: str,
+                 orderings: bool = True) -> None:
     """One invariant's search (verify's program, searched as ``mode``: cone,
     snapshot or locality), size by size: CPU, choices, conflicts."""
     chosen = [i for i in builtin_invariants() if i.name == invariant]
@@ -110,9 +113,10 @@ def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
         raise SystemExit(f"no built-in invariant {invariant!r}")
     start = time.process_time()
     search = invariant_search(bounds, catalog.resolve(rules), chosen, mode, threads=threads,
-                              options=options)
+                              options=options, orderings=orderings)
     search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
-    print(f"{invariant} {rules} at {bounds} by {mode} {' '.join(options)}: grounding "
+    what = "" if orderings else " (every time ordering)"
+    print(f"{invariant} {rules} at {bounds} by {mode}{what} {' '.join(options)}: grounding "
           f"{time.process_time() - start:.1f} s CPU", flush=True)
     for size in range(1, upto + 1):
         start, wall = time.process_time(), time.perf_counter()
@@ -140,6 +144,9 @@ def main() -> int:
                         help="with --sizes: an extra clingo option (repeatable)")
     parser.add_argument("--mode", choices=MODES, default="cone",
                         help="with --sizes: how the invariant is searched (default: cone)")
+    parser.add_argument("--all-orderings", action="store_true",
+                        help="with --sizes: every time ordering, not one representative "
+                             "per class (the baseline of issue 20 item 3)")
     parser.add_argument("--cumulative", action="store_true",
                         help="with --sizes: size k means at most k (as before), not exactly k")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
@@ -150,6 +157,8 @@ def main() -> int:
                         help="verify in every version (target: 10 minutes)")
     parser.add_argument("--locality", action="store_true",
                         help="check the locality lemma (verify --check-locality) instead")
+    parser.add_argument("--orderings", action="store_true",
+                        help="check the orderings lemma (verify --check-orderings) instead")
     parser.add_argument("--verify-bounds", default="3,3,2", help="players,objects,effects")
     parser.add_argument("--time-limit", type=float, default=None,
                         help="per invariant and version (verify) or per window (impact)")
@@ -163,7 +172,8 @@ def main() -> int:
         return 0
     if args.sizes:
         size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
-                     args.option, args.cumulative, args.rules, args.threads, args.mode)
+                     args.option, args.cumulative, args.rules, args.threads, args.mode,
+                     not args.all_orderings)
         return 0
     verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(
         *map(int, args.verify_bounds.split(",")))
@@ -172,16 +182,18 @@ def main() -> int:
     if not args.skip_verify:
         versions = catalog.versions() if args.all_versions else [catalog.resolve("2026-08-07")]
         invariants = [i for i in builtin_invariants() if i.cones or not args.locality]
+        check = "locality" if args.locality else "orderings" if args.orderings else None
         start, cpu = time.perf_counter(), time.process_time()
         verdicts = [v for version in versions
                     for v in verify_version(verify_bounds, version, invariants,
                                             progress=progress, threads=args.threads,
-                                            limit=args.time_limit, locality=args.locality)]
+                                            limit=args.time_limit, locality=args.locality,
+                                            orderings=args.orderings)]
         seconds = time.perf_counter() - start
         target = 600 if args.all_versions else 120
         met = seconds <= target and all(v.complete for v in verdicts)
         ok &= met
-        what = "locality check" if args.locality else "verify"
+        what = f"{check} check" if check else "verify"
         print(f"{what} {'all versions' if args.all_versions else '2026-08-07'} at "
               f"{verify_bounds}: {seconds:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
               f"({args.threads} thread(s)) ({'met' if met else 'NOT met'}: {target} s wall)")

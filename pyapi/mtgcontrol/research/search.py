@@ -453,14 +453,16 @@ MODES = ("snapshot", "cone", "locality", "orderings")
 def invariant_search(bounds: Bounds, version: catalog.Version,
                      invariants: Sequence[Invariant], mode: str,
                      changes: Sequence[str] = (), threads: int = 1,
-                     fewest_players: bool = True, options: Sequence[str] = ()) -> Search:
+                     fewest_players: bool = True, options: Sequence[str] = (),
+                     orderings: bool = True) -> Search:
     """The search program for ``invariants`` under one version: ``snapshot`` (a
     connected snapshot that fails), ``cone`` (a snapshot that is one rooted cone and
     fails at its root), ``locality`` (a snapshot whose failures at a root differ
     from those of the root's cone alone: two slots) or ``orderings`` (a snapshot of
     every time ordering, also those objects enter after a player left, whose facts
     or failures differ from those of its ordering's representative: two slots).
-    The first two search representatives of the time orderings only."""
+    The first two search representatives of the time orderings only (every ordering
+    with ``orderings`` False: a benchmark's baseline)."""
     two = mode in ("locality", "orderings")
     slots = [(0, version), (1, version)] if two else [(0, version)]
     goal = tagged(invariants, whole=mode == "snapshot")
@@ -471,7 +473,7 @@ def invariant_search(bounds: Bounds, version: catalog.Version,
                                                   search_file("locality.lp"))
     search = Search(bounds, slots, goal, changes, fewest_players=fewest_players,
                     options=options, threads=threads, connected=mode == "snapshot",
-                    orderings=not two, late=mode == "orderings")
+                    orderings=orderings and not two, late=mode == "orderings")
     if mode == "locality":
         search.unit = "snapshots (any, with a root's cone)"
     elif mode == "orderings":
