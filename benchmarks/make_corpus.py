@@ -2,6 +2,7 @@
 
     python benchmarks/make_corpus.py N SEED [--bad-lines RATE] > corpus.jsonl
     python benchmarks/make_corpus.py N SEED --objects 20 --effects 8 --players 6  # realistic
+    python benchmarks/make_corpus.py N SEED --differential  # bench_engine's differential mix
 
 ``realistic(rng, n)`` is the benchmarks' 20-object snapshot: 2-6 players, 0-8
 effects (control Auras, steals until end of turn, "for as long as you control"
@@ -349,9 +350,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="at most this many effects (default 4)")
     parser.add_argument("--players", type=int, default=4,
                         help="at most this many players, 2-6 (default 4)")
+    parser.add_argument("--differential", action="store_true",
+                        help="the differential mix instead: odd lines realistic (20 objects), "
+                             "even lines small generated, as `bench_engine.py differential`")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     out = sys.stdout
+    if args.differential:
+        for i in range(args.n):
+            doc = realistic(rng, i) if i % 2 else Builder(rng, i).build()
+            out.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        return 0
     for i in range(args.n):
         doc = Builder(rng, i + 1, args.objects, args.effects, args.players).build()
         if args.bad_lines and rng.random() < args.bad_lines:
