@@ -3,9 +3,10 @@
 For each violation of a snapshot, a minimal set of the snapshot's parts (JSON
 paths: an object, one field of an object, an effect, one field of an effect, a
 player's ``left_at``, a claim, ...) that still causes it.  The snapshot's facts
-(``facts.snapshot_facts``) are split by the part they come from; each part's
-facts are made conditional on an external atom ``u(i)``; the program is
-grounded once and solved with parts switched off one at a time (deletion-based
+(the snapshot's ``Frame``) are split by the part they come from; each part's
+facts are made conditional on an external atom ``u(i)``; the engine grounds
+them once through the causes lens, which solves with parts switched off one at a
+time (deletion-based
 minimisation): a part whose removal keeps the violation is dropped for good.
 The result is subset-minimal: removing any one remaining part makes the
 violation go away.  Players, ``now`` and the version stay.
@@ -15,19 +16,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import clingo
 
 from .. import catalog
-from .engine import strip_show
-from .facts import Names, default_now, snapshot_facts
-from .interrupts import ground
+from .api import engine_for
+from .engine import Frame, Lens
+from .facts import default_now
 from .ruling import Violation, violation
-from .solve import Program
 
-SHOW = "#show s_violation(S,N,C,X,Y) : error(S,G,C,X,Y), cite(S,G,N).\n"
 OBJECT_CORE = ("id", "kind", "zone")
 EFFECT_CORE = ("id", "kind", "timestamp")
 
@@ -73,24 +72,34 @@ def minimal_causes(doc: dict[str, Any], version: catalog.Version,
                    changes: Sequence[str] = ()) -> list[Cause]:
     """A minimal cause for each violation of a valid snapshot ``doc``."""
     doc = {**doc, "now": doc.get("now", default_now(doc))}
-    names = Names()
-    full = snapshot_facts(doc, 0, version.const, names).splitlines()
+    engine = engine_for(tuple(changes), fast=False)
+    frame = engine.frame(doc, version, raw=True)
+    full = frame.facts.splitlines()
     owner: dict[str, int] = {}
     paths: list[str] = []
     for path, smaller in _parts(doc):
-        kept = set(snapshot_facts(smaller, 0, version.const, names).splitlines())
+        kept = set(Frame.of(smaller, version, fast=False, names=frame.names).facts.splitlines())
         mine = [f for f in full if f not in kept and f not in owner]
         if mine:
             for f in mine:
                 owner[f] = len(paths)
             paths.append(path)
+    # Each part's facts hold while its switch u(i) is on (the lens's externals).
     lines = [f if f not in owner else f"{f[:-1]} :- u({owner[f]})." for f in full]
-    ctl = clingo.Control(["--warn=none"])
-    ctl.add("base", [], "\n".join((
-        strip_show(Program((version,), tuple(changes)).text()),
-        "\n".join(f"#external u({i})." for i in range(len(paths))), *lines, SHOW)))
-    ground(ctl, [("base", [])])
-    switch = [clingo.Function("u", [clingo.Number(i)]) for i in range(len(paths))]
+    switched = replace(frame, facts="\n".join(lines))
+    lens = Lens("causes", show="causes", raw=True, symbols=True,
+                text="\n".join(f"#external u({i})." for i in range(len(paths))),
+                collect=lambda ctl: {0: _minimise(ctl, len(paths))},
+                read=lambda f, found: [
+                    Cause(violation(n.string, code.name, x.number, y.number, f.names),
+                          [paths[i] for i in keep]) for (n, code, x, y), keep in found])
+    return engine.judge([switched], lens)[0]
+
+
+def _minimise(ctl: clingo.Control, parts: int) -> list[tuple[Any, list[int]]]:
+    """For each violation (its rule, code and two objects), the parts kept on:
+    deletion-based minimisation over the switches of one grounding."""
+    switch = [clingo.Function("u", [clingo.Number(i)]) for i in range(parts)]
 
     def violations(on: set[int]) -> set[clingo.Symbol]:
         for i, sym in enumerate(switch):
@@ -99,14 +108,12 @@ def minimal_causes(doc: dict[str, Any], version: catalog.Version,
             model = next(iter(handle))
             return {a for a in model.symbols(shown=True) if a.name == "s_violation"}
 
-    everything = set(range(len(paths)))
-    causes: list[Cause] = []
+    everything = set(range(parts))
+    found: list[tuple[Any, list[int]]] = []
     for atom in sorted(violations(everything)):
         keep = set(everything)
         for i in sorted(everything, reverse=True):  # whole objects and effects go first
             if atom in violations(keep - {i}):
                 keep.discard(i)
-        n, code, x, y = (atom.arguments[k] for k in range(1, 5))
-        causes.append(Cause(violation(n.string, code.name, x.number, y.number, names),
-                            [paths[i] for i in sorted(keep)]))
-    return causes
+        found.append((tuple(atom.arguments[k] for k in range(1, 5)), sorted(keep)))
+    return found

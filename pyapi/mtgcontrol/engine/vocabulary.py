@@ -3,7 +3,8 @@
 ``INPUTS``: for every input predicate (what ``facts.snapshot_facts`` writes), its
 argument kinds, the snapshot field (JSON path) it comes from and the CR rule
 groups whose encodings read it.  ``OUTPUTS``: for every shown predicate
-(encodings/show.lp), its argument kinds and the ruling field it fills.
+(encodings/show/ruling.lp, the ruling lens), its argument kinds and the ruling
+field it fills.
 
 Argument kinds: ``S`` snapshot number, ``p`` player id, ``o`` object id (objects
 and the abilities listed on them), ``e`` effect id, ``t`` time, ``n`` a number,
@@ -13,8 +14,9 @@ violation argument (``ruling.OBJECT_ARGS``).  Ids are snapshot-local integers
 (0 = none); times are the snapshot's, or their ranks (``facts.Clock``).
 
 Checked against the code by tests/test_vocabulary.py: ``#defined`` in base.lp,
-the predicates facts.py emits (over every scenario), show.lp, and the tables of
-docs/predicates.md.  ``engine.read_atoms`` reads models back with ``OUTPUTS``.
+the predicates facts.py emits (over every scenario), the ruling lens's show
+file, and the tables of docs/predicates.md.  ``engine.read_atoms`` reads models
+back with ``OUTPUTS``.
 """
 
 from __future__ import annotations
