@@ -62,12 +62,16 @@ class Frame:
     clock: Clock
     facts: str  # with '#' where the batch number goes
     now: int = 0
+    # The JSON path each fact (line of ``facts``) comes from, when asked for.
+    provenance: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool,
-           types: frozenset[str] = KNOWN_TYPES, names: Names | None = None) -> Frame:
+           types: frozenset[str] = KNOWN_TYPES, names: Names | None = None,
+           provenance: bool = False) -> Frame:
         """``names``: a numbering shared with other frames (research compares
-        snapshots by their integers); by default the frame's own."""
+        snapshots by their integers); by default the frame's own.  ``provenance``:
+        record each fact's JSON path (``facts.snapshot_facts``)."""
         shared = names is not None
         names = names if names is not None else Names()
         clock = PLAIN_CLOCK
@@ -77,12 +81,34 @@ class Frame:
             times.add(now)
             if min(times) >= 0:
                 clock = Clock.ranked(times)
+        paths: list[str] | None = [] if provenance else None
         try:
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
         except KeyError:  # a time the ranking did not see: write the times as they are
             names, clock = (names if shared else Names()), PLAIN_CLOCK
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
-        return cls(doc, version, names, clock, facts, now)
+            paths = [] if provenance else None
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
+        return cls(doc, version, names, clock, facts, now, tuple(paths or ()))
+
+    def item_paths(self) -> dict[tuple[str, str], str]:
+        """The JSON path of every player, object, ability and effect, by (space, id),
+        from the provenance of the fact that introduces it (``provenance=True``)."""
+        found: dict[tuple[str, str], str] = {}
+        for fact, path in zip(self.facts.splitlines(), self.provenance, strict=True):
+            pred, _, args = fact.partition("(")
+            if pred in INTRODUCES:
+                space, k = INTRODUCES[pred]
+                item = ITEM.match(path)
+                if item is not None:
+                    ident = self.names.names[int(args.split(",")[k])][1]
+                    found.setdefault((space, ident), item.group(0))
+        return found
+
+
+# The facts that introduce a player, object, ability or effect (its space and the
+# argument that holds it), and the item part of a fact's provenance.
+INTRODUCES = {"player": ("p", 1), "obj": ("o", 1), "has_ability": ("o", 2), "effect": ("e", 1)}
+ITEM = re.compile(r"\$\.(?:players|objects|effects)\[\d+\](?:\.abilities\[\d+\])?")
 
 
 Reader = Callable[[Frame, list[Any]], Any]
@@ -98,7 +124,8 @@ class Lens:
     file, causes' externals: never a user string); ``read(frame, items)``: one
     frame's answer from its shown atoms (``Atom`` tuples, or ``clingo.Symbol``s
     when ``symbols``); ``raw``: the frames keep the snapshot's own times and
-    every card type; ``together``: every frame in one grounding, frame ``i``
+    every card type; ``provenance``: the frames record each fact's JSON path
+    (``Frame.provenance``); ``together``: every frame in one grounding, frame ``i``
     numbered ``i`` (a lens comparing neighbours); ``collect``: solves the
     grounding itself (causes: many solves with externals) and gives the items
     by snapshot number.
@@ -110,6 +137,7 @@ class Lens:
     files: tuple[str, ...] = ()
     text: str = ""
     raw: bool = False
+    provenance: bool = False
     symbols: bool = False
     together: bool = False
     collect: Collect | None = None
@@ -218,13 +246,13 @@ class Engine:
 
     # --- judging -----------------------------------------------------------------
     def frame(self, doc: dict[str, Any], version: catalog.Version, raw: bool = False,
-              names: Names | None = None) -> Frame:
+              names: Names | None = None, provenance: bool = False) -> Frame:
         """``doc``'s frame (``raw``: its own times and every card type, as a lens
-        reading times or types needs)."""
+        reading times or types needs; ``provenance``: each fact's JSON path)."""
         start = time.process_time()
         fast = self.fast and not self.changes and not raw
         frame = Frame.of(doc, version, fast, types=self.types if fast else KNOWN_TYPES,
-                         names=names)
+                         names=names, provenance=provenance)
         self.phases.facts += time.process_time() - start
         return frame
 
@@ -234,8 +262,8 @@ class Engine:
         order through ``lens`` (a ``Lens``, or the name of one of this module's:
         ``ruling``, ``atoms``, ``violations``; ``output=`` is that name too)."""
         chosen = _lens(output if output is not None else lens)
-        framed = [f if isinstance(f, Frame) else self.frame(*f, raw=chosen.raw)
-                  for f in frames]
+        framed = [f if isinstance(f, Frame) else
+                  self.frame(*f, raw=chosen.raw, provenance=chosen.provenance) for f in frames]
         found = self._together(framed, chosen) if chosen.together else \
             self.atoms_of(framed, chosen)
         start = time.process_time()

@@ -24,10 +24,14 @@ from ..engine.facts import Names
 from ..engine.ruling import VIA, Ruling, build_ruling, notebook_html
 from ..engine.solve import parse_atom
 from ..engine.validate import problems, snapshot_name
+from ..engine.vocabulary import INPUTS, input_field
 from .lang import Lang, language
 
 FORMAT = "explanation/1"
 FACTS = ("owner", "controller", "you", "default_controller", "fate", "may_activate")
+# An object's input predicates (vocabulary.INPUTS) -> the field each is read from.
+OBJECT_INPUT_FIELDS = {i.pred: input_field(i.pred) for i in INPUTS.values()
+                       if i.read and "[]" not in i.read}
 # Snapshot fields that may be absent, and where their default comes from.
 DEFAULTS = {"active_player": "players[0]"}
 
@@ -248,16 +252,18 @@ def _reader(lang: str) -> Any:
                 plain.append((name, args[1:]))
         ruling = build_ruling(frame.doc, frame.version.name, plain, frame.names)
         language_data = language(lang)
-        reader = _Reader(frame.doc, frame.names, frame.version, language_data)
+        reader = _Reader(frame.doc, frame.names, frame.version, language_data,
+                         frame.item_paths())
         nodes, candidates, at_values = reader.read(extra)
         return Explained(frame.doc, ruling, language_data, nodes, candidates, at_values)
     return read
 
 
 # The explain lens: explain.lp over the rules, its atoms shown with the ruling's;
-# the snapshot's own times (the reader words them) and every card type.
+# the snapshot's own times (the reader words them), every card type, and each
+# fact's JSON path (a leaf's path is its item's: Frame.item_paths).
 EXPLAIN = Lens("explain", show="explain", files=("explain.lp", "show/ruling.lp"), raw=True,
-               symbols=True, read=_reader("en"))
+               provenance=True, symbols=True, read=_reader("en"))
 
 
 def _py(sym: clingo.Symbol) -> Any:
@@ -278,18 +284,7 @@ class _Reader:
     names: Names
     version: catalog.Version
     lang: Lang
-
-    def __post_init__(self) -> None:
-        self.paths: dict[tuple[str, str], str] = {}
-        for i, player in enumerate(self.doc.get("players", [])):
-            pid = player if isinstance(player, str) else player["id"]
-            self.paths[("p", pid)] = f"$.players[{i}]"
-        for i, obj in enumerate(self.doc.get("objects", [])):
-            self.paths[("o", obj["id"])] = f"$.objects[{i}]"
-            for j, ab in enumerate(obj.get("abilities", ())):
-                self.paths.setdefault(("o", ab["id"]), f"$.objects[{i}].abilities[{j}]")
-        for i, eff in enumerate(self.doc.get("effects", [])):
-            self.paths[("e", eff["id"])] = f"$.effects[{i}]"
+    paths: dict[tuple[str, str], str]  # where each id is (the frame's provenance)
 
     def name(self, num: Any) -> str:
         return self.names.name(num) if isinstance(num, int) and num else "-"
@@ -308,6 +303,8 @@ class _Reader:
             entry = _lookup(self.doc, base)
         if not fld:
             return Leaf(base, entry)
+        if ref != "top" and ref[0] == "o":  # an input predicate: the field it is read from
+            fld = OBJECT_INPUT_FIELDS.get(fld, fld)
         value: Any = entry
         for part in fld.split("."):
             if isinstance(value, dict) and part in value:
