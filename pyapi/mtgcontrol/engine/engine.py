@@ -126,7 +126,8 @@ class Lens:
     when ``symbols``); ``raw``: the frames keep the snapshot's own times and
     every card type; ``provenance``: the frames record each fact's JSON path
     (``Frame.provenance``); ``together``: every frame in one grounding, frame ``i``
-    numbered ``i`` (a lens comparing neighbours); ``collect``: solves the
+    numbered ``i`` (a lens comparing neighbours), each also given the atoms
+    keyed by its version; ``collect``: solves the
     grounding itself (causes: many solves with externals) and gives the items
     by snapshot number.
     """
@@ -273,9 +274,12 @@ class Engine:
         return out
 
     def _together(self, frames: Sequence[Frame], lens: Lens) -> list[list[Any]]:
-        """One grounding, frame ``i`` numbered ``i`` (no cache, no merging)."""
+        """One grounding, frame ``i`` numbered ``i`` (no cache, no merging); atoms
+        whose first argument is a frame's version (not a snapshot number) are that
+        frame's too (research's rule numbering, shown once per version)."""
         solved = self.solve([f.facts for f in frames], lens)
-        return [solved.get(i, []) for i in range(len(frames))]
+        return [solved.get(i, []) + solved.get(f.version.const, [])
+                for i, f in enumerate(frames)]
 
     def atoms_of(self, frames: Sequence[Frame], lens: Lens | None = None) -> list[list[Any]]:
         """The shown atoms of each frame (cached or from one grounding)."""
