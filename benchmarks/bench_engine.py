@@ -162,10 +162,12 @@ def ground_atoms(engine, texts: list[str], size: int = 128) -> float:  # noqa: A
     """Ground atoms per snapshot of the engine's program over these fact texts."""
     import clingo
 
+    from mtgcontrol.engine.engine import RULING
+
     atoms = 0.0
     for first in range(0, len(texts), size):
         ctl = clingo.Control(["--warn=none", "--stats"])
-        engine._add_program(ctl)
+        engine.add_program(ctl, RULING)
         ctl.add("base", [], "\n".join(t.replace("(#", f"({s}")
                                       for s, t in enumerate(texts[first:first + size])))
         ctl.ground([("base", [])])

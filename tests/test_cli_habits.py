@@ -21,7 +21,7 @@ from mtgcontrol import adjudicate, catalog
 from mtgcontrol.batch.progress import Bar
 from mtgcontrol.cli import main
 from mtgcontrol.engine import Engine, Frame
-from mtgcontrol.engine.solve import ENCODINGS, parse_atom
+from mtgcontrol.engine.solve import ENCODINGS, RULING_SHOW, parse_atom
 
 EXAMPLE = ROOT / "examples" / "01-mind-control.json"
 
@@ -40,7 +40,7 @@ def hand_run(facts: Path) -> list[tuple[str, tuple[object, ...]]]:
     """clingo run by hand, as docs/predicates.md shows, on a `mtgcontrol facts` file."""
     done = subprocess.run(
         [sys.executable, "-m", "clingo", "--warn=none", "--outf=2",
-         *(f"encodings/{name}.lp" for name in ENCODINGS), str(facts)],
+         *(f"encodings/{name}.lp" for name in (*ENCODINGS, RULING_SHOW)), str(facts)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     models = json.loads(done.stdout)["Call"][0]["Witnesses"]
     assert len(models) == 1
@@ -65,7 +65,7 @@ def test_facts_run_by_hand_give_the_engines_answer(source: str, tmp_path: Path) 
     engine = Engine(fast=False)
     assert hand_run(facts) == sorted(engine.solve([frame.facts])[0])
     # ... and the ruling read back from them is the ruling of adjudicate
-    ruling = engine.judge_frames([frame])[0]
+    ruling = engine.judge([frame])[0]
     assert adjudicate(doc, rules="2017-04-28").to_json() == ruling.to_json()
 
 

@@ -6,7 +6,7 @@ in backticks) and compared with what the code really reads and writes:
 * input table  = `#defined` in encodings/base.lp, minus the three program inputs
   that are not snapshot facts (documented in the internal table), and = the
   predicates facts.py emits (its `emit(f"name({s},...)")` calls, arity counted);
-* output table = what encodings/show.lp shows (`#show name/arity.` and
+* output table = what encodings/show/ruling.lp (the ruling lens) shows (`#show name/arity.` and
   `#show name(Args) : ...`), each read by ruling.build_ruling;
 * internal table: each predicate occurs with that arity in the encodings (in
   every .lp file its row names);
@@ -202,13 +202,13 @@ def defined() -> set[str]:
 
 
 def shown() -> set[str]:
-    """`name/arity` of every output of show.lp (the arity of the shown term)."""
-    text = strip_comments((ENCODINGS / "show.lp").read_text(encoding="utf-8"))
+    """`name/arity` of every output of the ruling lens (the arity of the shown term)."""
+    text = strip_comments((ENCODINGS / "show" / "ruling.lp").read_text(encoding="utf-8"))
     found = {f"{n}/{a}" for n, a in re.findall(r"#show\s+([a-z_]\w*)\s*/\s*(\d+)\s*\.", text)}
     for m in re.finditer(r"#show\s+([a-z_]\w*)\s*\(", text):
         args, _ = split_args(text, m.end())
         found.add(f"{m.group(1)}/{len(args)}")
-    assert found, "no #show statements found in encodings/show.lp"
+    assert found, "no #show statements found in encodings/show/ruling.lp"
     return found
 
 
@@ -341,14 +341,15 @@ def test_every_input_is_read_by_the_encodings() -> None:
 # --- (b) outputs -------------------------------------------------------------
 
 def test_output_table_matches_show_lp() -> None:
-    compare(OUTPUT, set(documented(OUTPUT)), "the #show statements of encodings/show.lp",
+    compare(OUTPUT, set(documented(OUTPUT)), "the #show statements of encodings/show/ruling.lp",
             shown())
 
 
 def test_every_output_is_read_by_build_ruling() -> None:
-    read = set(ruling._RulingReader.READ)  # build_ruling reads each shown predicate through this table
+    # build_ruling reads each shown predicate through this table
+    read = set(ruling._RulingReader.READ)
     unread = sorted(p for p in shown() if p.split("/")[0] not in read)
-    assert not unread, f"shown by encodings/show.lp but never read by build_ruling: {unread}"
+    assert not unread, f"shown by encodings/show/ruling.lp but never read by build_ruling: {unread}"
     rows = documented(OUTPUT)
     unnamed = sorted(p for p, row in rows.items() if "build_ruling" not in row.get("Read by", ""))
     assert not unnamed, f"docs/predicates.md {OUTPUT!r}: 'Read by' names no build_ruling: {unnamed}"

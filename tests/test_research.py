@@ -76,9 +76,9 @@ def test_without_a_proposal_both_versions_share_one_grounding(
     calls: list[int] = []
     real = Engine.solve
 
-    def counting(self: Engine, facts: Any) -> Any:
+    def counting(self: Engine, facts: Any, *lens: Any) -> Any:
         calls.append(len(facts))
-        return real(self, facts)
+        return real(self, facts, *lens)
 
     monkeypatch.setattr(Engine, "solve", counting)
     docs = [doc for _, doc in generate(Bounds(2, 1, 0))][:20]

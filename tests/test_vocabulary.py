@@ -1,7 +1,7 @@
 """vocabulary.py, the snapshot <-> ASP vocabulary, against everything that uses it:
 the #defined lines of base.lp, the facts facts.py writes (over every scenario and a
-generated corpus), the #show lines of show.lp, the tables of docs/predicates.md,
-the JSON Schema and the reference checks of validate.py."""
+generated corpus), the #show lines of the ruling lens (show/ruling.lp), the tables of
+docs/predicates.md, the JSON Schema and the reference checks of validate.py."""
 
 from __future__ import annotations
 

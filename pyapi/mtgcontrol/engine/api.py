@@ -172,6 +172,6 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
         frames.append(engine.frame(doc, version))
         judged.append(i)
     if judged:
-        for i, ruling in zip(judged, engine.judge_frames(frames), strict=True):
+        for i, ruling in zip(judged, engine.judge(frames), strict=True):
             results[i] = ruling
     return [r for r in results if r is not None]

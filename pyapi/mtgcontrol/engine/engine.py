@@ -1,29 +1,36 @@
-"""The engine: one object that loads a rule set once and judges snapshots.
+"""The engine: one object that loads a rule set once and judges snapshots through lenses.
 
-``Engine(changes)`` holds the program (every CR version's numbering and the
+``Engine(changes)`` holds the rules (every CR version's numbering and the
 proposal texts ``changes``) and judges batches of validated snapshots with one
-grounding per batch.  Each snapshot is translated on its own (``Frame``): its
-ids become small integers from 1 in the order the snapshot names them, and on
-the fast path its timestamps become ranks (``facts.Clock``), so the facts of a
-snapshot -- and hence its ruling -- do not depend on the batch it is in, and
-clingo's symbol table (which is never freed) stays small.  Snapshots whose
-facts have been judged before are answered from a bounded cache of the atoms
-the program showed for them (the key is the whole fact text: sound by
-construction).  ``fast=False`` turns both off (raw timestamps, no cache).
+grounding per batch: ``Engine.judge(frames, lens)`` is the one place a judging
+``clingo.Control`` is made.  Each snapshot is translated on its own (``Frame``):
+its ids become small integers from 1 in the order the snapshot names them, and
+on the fast path its timestamps become ranks (``facts.Clock``), so the facts of
+a snapshot -- and hence its ruling -- do not depend on the batch it is in, and
+clingo's symbol table (which is never freed) stays small.  Snapshots whose facts
+have been judged before are answered from a bounded cache of the atoms the
+program showed for them (the key is the lens's program and the whole fact text:
+sound by construction).  ``fast=False`` turns both off (raw timestamps, no cache).
 
-Outputs (``Engine.judge(..., output=...)``): ``"ruling"`` (``ruling.Ruling``),
-``"atoms"`` (the shown atoms with ids and times read back, what ``impact``
-compares) or ``"violations"`` (only the ruling's violations).
-See docs/engine.md for the flow and the soundness argument.
+A ``Lens`` is what one judging shows and how it is read: extra encodings (e.g.
+explain.lp), extra program text of its own (an invariant, causes' externals),
+a ``#show`` file under ``encodings/show/`` and a reader.  The rule files show
+nothing themselves, so no program text is ever edited.  The lenses of this
+module: ``RULING`` (``ruling.Ruling``), ``ATOMS`` (the shown atoms with ids and
+times read back) and ``VIOLATIONS``; explain, causes, replay and research views
+define theirs next to their readers.  See docs/engine.md for the flow, the lens
+table and the soundness argument.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
 from typing import Any
 
 import clingo
@@ -41,56 +48,122 @@ from .facts import (
 )
 from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
-from .solve import Atom, NoRuling, Program, atoms_by_snapshot
+from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS
-
-OUTPUT_KINDS = ("ruling", "atoms", "violations")
 
 
 @dataclass
 class Frame:
-    """One snapshot's translation: its names, its clock and its fact text."""
+    """One snapshot's translation: its names, its clock, ``now`` and its fact text."""
 
     doc: dict[str, Any]
     version: catalog.Version
     names: Names
     clock: Clock
     facts: str  # with '#' where the batch number goes
+    now: int = 0
+    # The JSON path each fact (line of ``facts``) comes from, when asked for.
+    provenance: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, doc: dict[str, Any], version: catalog.Version, fast: bool,
-           types: frozenset[str] = KNOWN_TYPES) -> Frame:
-        names = Names()
+           types: frozenset[str] = KNOWN_TYPES, names: Names | None = None,
+           provenance: bool = False) -> Frame:
+        """``names``: a numbering shared with other frames (research compares
+        snapshots by their integers); by default the frame's own.  ``provenance``:
+        record each fact's JSON path (``facts.snapshot_facts``)."""
+        shared = names is not None
+        names = names if names is not None else Names()
         clock = PLAIN_CLOCK
+        now = doc["now"] if "now" in doc else default_now(doc)
         if fast:
             times = snapshot_times(doc)
-            times.add(doc["now"] if "now" in doc else default_now(doc))
+            times.add(now)
             if min(times) >= 0:
                 clock = Clock.ranked(times)
+        paths: list[str] | None = [] if provenance else None
         try:
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
         except KeyError:  # a time the ranking did not see: write the times as they are
-            names, clock = Names(), PLAIN_CLOCK
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types)
-        return cls(doc, version, names, clock, facts)
+            names, clock = (names if shared else Names()), PLAIN_CLOCK
+            paths = [] if provenance else None
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
+        return cls(doc, version, names, clock, facts, now, tuple(paths or ()))
+
+    def item_paths(self) -> dict[tuple[str, str], str]:
+        """The JSON path of every player, object, ability and effect, by (space, id),
+        from the provenance of the fact that introduces it (``provenance=True``)."""
+        found: dict[tuple[str, str], str] = {}
+        for fact, path in zip(self.facts.splitlines(), self.provenance, strict=True):
+            pred, _, args = fact.partition("(")
+            if pred in INTRODUCES:
+                space, k = INTRODUCES[pred]
+                item = ITEM.match(path)
+                if item is not None:
+                    ident = self.names.names[int(args.split(",")[k])][1]
+                    found.setdefault((space, ident), item.group(0))
+        return found
 
 
-def replace_show(program: str, show: str) -> str:
-    """``program`` with its ``#show`` statements replaced by ``show``."""
-    kept: list[str] = []
-    skipping = False
-    for line in program.splitlines():
-        if skipping or line.lstrip().startswith("#show"):
-            skipping = not line.rstrip().endswith(".")
-            continue
-        kept.append(line)
-    kept.append(show)
-    return "\n".join(kept)
+# The facts that introduce a player, object, ability or effect (its space and the
+# argument that holds it), and the item part of a fact's provenance.
+INTRODUCES = {"player": ("p", 1), "obj": ("o", 1), "has_ability": ("o", 2), "effect": ("e", 1)}
+ITEM = re.compile(r"\$\.(?:players|objects|effects)\[\d+\](?:\.abilities\[\d+\])?")
 
 
-def strip_show(text: str) -> str:
-    """Program text without its ``#show`` lines (a search or a lens shows its own)."""
-    return replace_show(text, "")
+Reader = Callable[[Frame, list[Any]], Any]
+Collect = Callable[[clingo.Control], dict[Any, list[Any]]]
+
+
+@dataclass(frozen=True)
+class Lens:
+    """What one judging shows and how it is read (docs/engine.md, the lens table).
+
+    ``show``: a file of ``encodings/show/``; ``files``: extra encodings (paths
+    under ``encodings/``); ``text``: the lens's own program text (an invariant
+    file, causes' externals: never a user string); ``read(frame, items)``: one
+    frame's answer from its shown atoms (``Atom`` tuples, or ``clingo.Symbol``s
+    when ``symbols``); ``raw``: the frames keep the snapshot's own times and
+    every card type; ``provenance``: the frames record each fact's JSON path
+    (``Frame.provenance``); ``together``: every frame in one grounding, frame ``i``
+    numbered ``i`` (a lens comparing neighbours), each also given the atoms
+    keyed by its version; ``collect``: solves the
+    grounding itself (causes: many solves with externals) and gives the items
+    by snapshot number.
+    """
+
+    name: str
+    show: str
+    read: Reader
+    files: tuple[str, ...] = ()
+    text: str = ""
+    raw: bool = False
+    provenance: bool = False
+    symbols: bool = False
+    together: bool = False
+    collect: Collect | None = None
+
+    @property
+    def program_key(self) -> tuple[str, tuple[str, ...], str]:
+        """Lenses with one key show the same atoms (they share the engine's cache)."""
+        return (self.show, self.files, self.text)
+
+
+@cache
+def encoding_file(path: str) -> str:
+    """An encoding file by its path under ``encodings/`` (``show/ruling.lp``)."""
+    node = resources.files("mtgcontrol.encodings")
+    for part in path.split("/"):
+        node = node / part
+    return node.read_text(encoding="utf-8")
+
+
+def symbols_by_snapshot(symbols: Sequence[clingo.Symbol]) -> dict[int, list[clingo.Symbol]]:
+    """A model's shown symbols grouped by their first argument (the snapshot number)."""
+    by_snapshot: dict[int, list[clingo.Symbol]] = defaultdict(list)
+    for sym in symbols:
+        by_snapshot[sym.arguments[0].number].append(sym)
+    return by_snapshot
 
 
 def read_types(program: str) -> frozenset[str]:
@@ -126,10 +199,7 @@ class Engine:
 
     changes: tuple[str, ...] = ()
     fast: bool = True
-    # ``#show`` lines that replace show.lp's (research.views: the facts impact
-    # compares); every rule of the encodings is kept.
-    show: str = ""
-    # Snapshots judged before, by their whole fact text (repeats in a corpus).
+    # Snapshots judged before, by their lens's program and whole fact text.
     cache_size: int = 1_000
     # Snapshots per grounding: few, so that the snapshot numbers, and
     # with them the ground atoms clingo keeps for the life of the process, stay few.
@@ -144,66 +214,84 @@ class Engine:
         self.changes = tuple(self.changes)
         versions = tuple(sorted(catalog.versions(), key=lambda v: v.name))
         self.program_text = Program(versions, self.changes).text()
-        if self.show:
-            self.program_text = replace_show(self.program_text, self.show)
-        self._cache: OrderedDict[str, list[Atom]] = OrderedDict()
+        self._cache: OrderedDict[tuple[Any, str], list[Any]] = OrderedDict()
         self._program: list[ast.AST] | None = None  # parsed once, on first use
+        self._lenses: dict[tuple[str, tuple[str, ...], str], list[ast.AST]] = {}
         # The fast path writes only the card types some rule of the program names
         # (docs/engine.md); with proposals (which may read any type) every type.
         self.types = read_types(self.program_text) if not self.changes else KNOWN_TYPES
 
     def parsed_program(self) -> list[ast.AST]:
-        """The program's statements, parsed once (then handed to each grounding)."""
+        """The rules' statements, parsed once (then handed to each grounding).  A
+        ``#show`` a proposal file brings is left out: what is shown is the lens's."""
         if self._program is None:
-            statements: list[ast.AST] = []
-            ast.parse_string(self.program_text, statements.append, logger=lambda _c, _t: None)
-            self._program = statements
+            self._program = _parse(self.program_text, rules=True)
         return self._program
 
-    def _add_program(self, ctl: clingo.Control) -> None:
+    def parsed_lens(self, lens: Lens) -> list[ast.AST]:
+        """A lens's own statements (its files, text and show file), parsed once."""
+        key = lens.program_key
+        if key not in self._lenses:
+            if len(self._lenses) > 32:  # per-call lenses (causes' externals) come and go
+                self._lenses.clear()
+            text = "\n".join([*(encoding_file(f) for f in lens.files), lens.text,
+                               encoding_file(f"show/{lens.show}.lp")])
+            self._lenses[key] = _parse(text)
+        return self._lenses[key]
+
+    def add_program(self, ctl: clingo.Control, lens: Lens) -> None:
+        """The rules and ``lens``'s statements into ``ctl`` (benchmarks count its atoms)."""
         with ast.ProgramBuilder(ctl) as builder:
-            for statement in self.parsed_program():
+            for statement in (*self.parsed_program(), *self.parsed_lens(lens)):
                 builder.add(statement)
 
     # --- judging -----------------------------------------------------------------
-    def frame(self, doc: dict[str, Any], version: catalog.Version) -> Frame:
+    def frame(self, doc: dict[str, Any], version: catalog.Version, raw: bool = False,
+              names: Names | None = None, provenance: bool = False) -> Frame:
+        """``doc``'s frame (``raw``: its own times and every card type, as a lens
+        reading times or types needs; ``provenance``: each fact's JSON path)."""
         start = time.process_time()
-        fast = self.fast and not self.changes
-        frame = Frame.of(doc, version, fast, types=self.types if fast else KNOWN_TYPES)
+        fast = self.fast and not self.changes and not raw
+        frame = Frame.of(doc, version, fast, types=self.types if fast else KNOWN_TYPES,
+                         names=names, provenance=provenance)
         self.phases.facts += time.process_time() - start
         return frame
 
-    def judge(self, items: Sequence[tuple[dict[str, Any], catalog.Version]],
-              output: str = "ruling") -> list[Any]:
-        """Judge validated ``(document, version)`` pairs, in order (one grounding)."""
-        if output not in OUTPUT_KINDS:
-            raise ValueError(f"output must be one of {OUTPUT_KINDS}, not {output!r}")
-        frames = [self.frame(doc, version) for doc, version in items]
-        return self.judge_frames(frames, output)
-
-    def judge_frames(self, frames: Sequence[Frame], output: str = "ruling") -> list[Any]:
-        atoms = self.atoms_of(frames)
+    def judge(self, frames: Sequence[Frame | tuple[dict[str, Any], catalog.Version]],
+              lens: Lens | str = "ruling", *, output: str | None = None) -> list[Any]:
+        """Judge frames (or validated ``(document, version)`` pairs, framed here) in
+        order through ``lens`` (a ``Lens``, or the name of one of this module's:
+        ``ruling``, ``atoms``, ``violations``; ``output=`` is that name too)."""
+        chosen = _lens(output if output is not None else lens)
+        framed = [f if isinstance(f, Frame) else
+                  self.frame(*f, raw=chosen.raw, provenance=chosen.provenance) for f in frames]
+        found = self._together(framed, chosen) if chosen.together else \
+            self.atoms_of(framed, chosen)
         start = time.process_time()
-        if output == "atoms":
-            out: list[Any] = [read_atoms(f, a) for f, a in zip(frames, atoms, strict=True)]
-        else:
-            out = [build_ruling(f.doc, f.version.name, a, f.names, f.clock)
-                   for f, a in zip(frames, atoms, strict=True)]
-            if output == "violations":
-                out = [r.violations for r in out]
+        out = [chosen.read(f, a) for f, a in zip(framed, found, strict=True)]
         self.phases.ruling += time.process_time() - start
-        self.phases.snapshots += len(frames)
+        self.phases.snapshots += len(framed)
         return out
 
-    def atoms_of(self, frames: Sequence[Frame]) -> list[list[Atom]]:
+    def _together(self, frames: Sequence[Frame], lens: Lens) -> list[list[Any]]:
+        """One grounding, frame ``i`` numbered ``i`` (no cache, no merging); atoms
+        whose first argument is a frame's version (not a snapshot number) are that
+        frame's too (research's rule numbering, shown once per version)."""
+        solved = self.solve([f.facts for f in frames], lens)
+        return [solved.get(i, []) + solved.get(f.version.const, [])
+                for i, f in enumerate(frames)]
+
+    def atoms_of(self, frames: Sequence[Frame], lens: Lens | None = None) -> list[list[Any]]:
         """The shown atoms of each frame (cached or from one grounding)."""
-        found: list[list[Atom] | None] = [None] * len(frames)
+        lens = lens or RULING
+        found: list[list[Any] | None] = [None] * len(frames)
         todo: dict[str, list[int]] = {}
-        use_cache = self.fast and self.cache_size > 0
+        use_cache = self.fast and self.cache_size > 0 and lens.collect is None
+        program = lens.program_key
         self.phases.lookups += len(frames)
         for i, frame in enumerate(frames):
-            if use_cache and (hit := self._cache.get(frame.facts)) is not None:
-                self._cache.move_to_end(frame.facts)
+            if use_cache and (hit := self._cache.get((program, frame.facts))) is not None:
+                self._cache.move_to_end((program, frame.facts))
                 found[i] = hit
                 self.phases.cache_hits += 1
             else:
@@ -211,13 +299,13 @@ class Engine:
         # Parts repeated within the batch are ground once: they count as hits too.
         self.phases.cache_hits += sum(len(at) - 1 for at in todo.values())
         for chunk in self.groundings(list(todo)):
-            solved = self.solve(chunk)
+            solved = self.solve(chunk, lens)
             for s, key in enumerate(chunk):
                 result = solved.get(s, [])
                 for i in todo[key]:
                     found[i] = result
                 if use_cache:
-                    self._cache[key] = result
+                    self._cache[(program, key)] = result
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return [a if a is not None else [] for a in found]
@@ -241,14 +329,16 @@ class Engine:
             chunks.append(chunk)
         return chunks
 
-    def solve(self, fact_texts: Sequence[str]) -> dict[int, list[Atom]]:
-        """Ground and solve one batch: ``fact_texts[s]`` become snapshot ``s``."""
+    def solve(self, fact_texts: Sequence[str], lens: Lens | None = None) -> dict[Any, list[Any]]:
+        """Ground and solve one batch through ``lens``: ``fact_texts[s]`` become
+        snapshot ``s``.  The one judging ``clingo.Control`` of the package."""
+        lens = lens or RULING
         ph = self.phases
         start = time.process_time()
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
         try:
-            self._add_program(ctl)
+            self.add_program(ctl, lens)
             ctl.add("base", [], "\n".join(text.replace("(#", f"({s}")
                                           for s, text in enumerate(fact_texts)))
             ph.parse += time.process_time() - start
@@ -259,6 +349,11 @@ class Engine:
                            + " ".join(m.strip() for m in messages)) from None
         ph.ground += time.process_time() - start
         start = time.process_time()
+        if lens.collect is not None:
+            by_snapshot = lens.collect(ctl)
+            ph.solve += time.process_time() - start
+            del ctl
+            return by_snapshot
         with ctl.solve(yield_=True) as handle:
             model = next(iter(handle), None)
             if model is None:
@@ -267,12 +362,22 @@ class Engine:
             symbols = model.symbols(shown=True)
             ph.solve += time.process_time() - start
             start = time.process_time()
-            by_snapshot = atoms_by_snapshot(symbols)
+            by_snapshot = (symbols_by_snapshot if lens.symbols else atoms_by_snapshot)(symbols)
         ph.read_back += time.process_time() - start
         start = time.process_time()
         del ctl, handle, model  # clingo frees the ground program here
         ph.release += time.process_time() - start
         return by_snapshot
+
+
+def _parse(text: str, rules: bool = False) -> list[ast.AST]:
+    """Statements of program text; ``rules``: without ``#show`` statements."""
+    statements: list[ast.AST] = []
+    ast.parse_string(text, statements.append, logger=lambda _c, _t: None)
+    if rules:
+        shows = (ast.ASTType.ShowSignature, ast.ASTType.ShowTerm)
+        statements = [s for s in statements if s.ast_type not in shows]
+    return statements
 
 
 def read_atoms(frame: Frame, atoms: list[Atom]) -> list[tuple[Any, ...]]:
@@ -298,4 +403,28 @@ def read_atoms(frame: Frame, atoms: list[Atom]) -> list[tuple[Any, ...]]:
     return sorted(out, key=repr)
 
 
-__all__ = ["Engine", "Frame", "NoRuling", "Phases", "Ruling"]
+def _read_ruling(frame: Frame, atoms: list[Atom]) -> Ruling:
+    return build_ruling(frame.doc, frame.version.name, atoms, frame.names, frame.clock)
+
+
+def _read_violations(frame: Frame, atoms: list[Atom]) -> Any:
+    return _read_ruling(frame, atoms).violations
+
+
+RULING = Lens("ruling", show=RULING_SHOW.removeprefix("show/"), read=_read_ruling)
+ATOMS = replace(RULING, name="atoms", read=read_atoms)
+VIOLATIONS = replace(RULING, name="violations", read=_read_violations)
+LENSES = {lens.name: lens for lens in (RULING, ATOMS, VIOLATIONS)}
+OUTPUT_KINDS = tuple(LENSES)
+
+
+def _lens(lens: Lens | str) -> Lens:
+    if isinstance(lens, Lens):
+        return lens
+    if lens not in LENSES:
+        raise ValueError(f"output must be one of {OUTPUT_KINDS}, not {lens!r}")
+    return LENSES[lens]
+
+
+__all__ = ["ATOMS", "Engine", "Frame", "Lens", "NoRuling", "Phases", "RULING", "Ruling",
+           "VIOLATIONS"]

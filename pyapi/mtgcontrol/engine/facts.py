@@ -11,8 +11,10 @@ no rule here depends on them.  The fact vocabulary is documented in
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from .vocabulary import INPUTS
 
 # Card types a ruling may depend on (Auras, Equipment, variant cards, ...) or that a
 # proposal may want to test; any other type string is dropped.
@@ -125,94 +127,153 @@ PLAIN_CLOCK = Clock()
 
 def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
                    clock: Clock = PLAIN_CLOCK,
-                   known_types: frozenset[str] = KNOWN_TYPES) -> str:
+                   known_types: frozenset[str] = KNOWN_TYPES,
+                   provenance: list[str] | None = None) -> str:
     """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
 
     ``known_types``: the card types written (the engine's fast path writes only
-    those the program reads).
+    those the program reads).  ``provenance``: filled with the JSON path each fact
+    (line) comes from: the finest optional field it rests on, else its item
+    (``$.objects[2].entered``, ``$.effects[0].source``, ``$.turns[1]``, ``$``).
     """
     out: list[str] = []
-    _game_facts(doc, s, version, names, clock, out.append)
-    for obj in doc.get("objects", []):
-        _object_facts(obj, s, names, clock, known_types, out.append)
-    for eff in doc.get("effects", []):
-        _effect_facts(eff, s, names, clock, out.append)
-    _claim_facts(doc, s, names, out.append)
+    if provenance is None:
+        emit: Emit = out.append
+        where: Emit = _nowhere
+    else:
+        here = ["$"]
+
+        def emit(fact: str) -> None:
+            out.append(fact)
+            provenance.append(here[0])
+
+        def where(path: str) -> None:
+            here[0] = path
+    _game_facts(doc, s, version, names, clock, emit, where)
+    track = where is not _nowhere
+    for i, obj in enumerate(doc.get("objects", [])):
+        item = f"$.objects[{i}]" if track else ""
+        where(item)
+        _object_facts(obj, s, names, clock, known_types, emit, where, item)
+    for i, eff in enumerate(doc.get("effects", [])):
+        item = f"$.effects[{i}]" if track else ""
+        where(item)
+        _effect_facts(eff, s, names, clock, emit, where, item)
+    _claim_facts(doc, s, names, emit, where)
     return "\n".join(out)
+
+
+def _nowhere(path: str) -> None:
+    """Provenance not asked for (the fast path)."""
 
 
 Emit = Callable[[str], None]
 
 
 def _game_facts(doc: dict[str, Any], s: int | str, version: str, names: Names, clock: Clock,
-                emit: Emit) -> None:
+                emit: Emit, where: Emit) -> None:
     """The version, the players (and who left), now, the active player, turns, options."""
     t, pl = clock.code, names.of
+    at = _at(where, "$" if where is not _nowhere else "")
     players = [p if isinstance(p, str) else p["id"] for p in doc["players"]]
     emit(f"version({s},{version}).")
     for seat, entry in enumerate(doc["players"]):
         pid = pl("p", players[seat])
+        at(f"players[{seat}]")
         emit(f"player({s},{pid},{seat}).")
         if isinstance(entry, dict) and "left_at" in entry:
+            at(f"players[{seat}].left_at")
             emit(f"left({s},{pid},{t(entry['left_at'])}).")
     active = doc.get("active_player", players[0])
     now = doc["now"] if "now" in doc else default_now(doc)
+    at("")
     emit(f"now({s},{t(now)}).")
     emit(f"active({s},{pl('p', active)}).")
     if doc.get("turns"):
+        at("turns")
         emit(f"turns_recorded({s}).")
-        for turn in doc["turns"]:
+        for k, turn in enumerate(doc["turns"]):
+            at(f"turns[{k}]")
             emit(f"turn({s},{pl('p', turn['player'])},{t(turn['from'])}).")
     else:  # the active player throughout: from -1, "before the game" (never ranked)
         emit(f"turn({s},{pl('p', active)},-1).")
     planechase = (doc.get("options") or {}).get("planechase")
     if planechase:
+        at("options.planechase")
         emit(f"option({s},{const(planechase)}).")
 
 
 def _object_facts(obj: dict[str, Any], s: int | str, names: Names, clock: Clock,
-                  known_types: frozenset[str], emit: Emit) -> None:
-    """One object: its kind and zone, types, history fields and abilities."""
+                  known_types: frozenset[str], emit: Emit, where: Emit, item: str) -> None:
+    """One object (at JSON path ``item``, "" without provenance): kind and zone, types,
+    history fields, abilities."""
     ob = names.of
+    at = _at(where, item)
     o = ob("o", obj["id"])
     emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
-    for ty in obj.get("types", ()):
+    for k, ty in enumerate(obj.get("types", ())):
         if ty in known_types:
+            at(f"types[{k}]")
             emit(f"type({s},{o},{ty}).")
-    _fields(OBJECT_FIELDS, obj, f"{s},{o}", names, clock, emit)
-    for ab in obj.get("abilities", ()):
+    _fields(OBJECT_FIELDS, obj, f"{s},{o}", names, clock, emit, where, item)
+    for j, ab in enumerate(obj.get("abilities", ())):
         a = ob("o", ab["id"])
+        at(f"abilities[{j}]")
         emit(f"has_ability({s},{o},{a},{ab['kind']}).")
         if "granted_by" in ab:
+            at(f"abilities[{j}].granted_by")
             emit(f"granted_by({s},{a},{ob('o', ab['granted_by'])}).")
 
 
 def _effect_facts(eff: dict[str, Any], s: int | str, names: Names, clock: Clock,
-                  emit: Emit) -> None:
-    """One control effect: kind, source, timestamp, whom and what it affects, how long."""
+                  emit: Emit, where: Emit, item: str) -> None:
+    """One control effect (at JSON path ``item``, "" without provenance): kind,
+    source, timestamp, whom and what it affects, how long."""
     t, pl, ob = clock.code, names.of, names.of
+    at = _at(where, item)
     e = names.of("e", eff["id"])
     src = ob("o", eff["source"]) if "source" in eff else 0
+    at("source" if src else "")
     emit(f"effect({s},{e},{const(eff['kind'])},{src},{t(eff['timestamp'])}).")
     if "origin" in eff:
+        at("origin")
         emit(f"origin({s},{e},{eff['origin']}).")
+    at("player" if "player" in eff else "")
     if eff["kind"] == "control-player":
         emit(f"controls_player({s},{e},{pl('p', eff['player'])},"
              f"{pl('p', eff['controlled'])}).")
     elif "player" in eff:
         emit(f"gives_to({s},{e},{pl('p', eff['player'])}).")
     for i, target in enumerate(eff.get("objects", ())):
+        at(f"objects[{i}]")
         emit(f"affects({s},{e},{i},{ob('o', target)}).")
     if eff.get("attached"):
+        at("attached")
         emit(f"affects_attached({s},{e}).")
     if "duration" in eff:
+        at("duration")
         emit(f"duration({s},{e},{const(eff['duration'])}).")
     if "ended_at" in eff:
+        at("ended_at")
         emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
 
 
-def _claim_facts(doc: dict[str, Any], s: int | str, names: Names, emit: Emit) -> None:
+def _at(where: Emit, item: str) -> Emit:
+    """``at(key)``: the facts that follow come from ``item``'s field ``key`` ("": the
+    item itself); nothing without provenance (``item`` "")."""
+    if not item:
+        return _nowhere
+
+    def at(key: str) -> None:
+        where(f"{item}.{key}" if key else item)
+    return at
+
+
+def _claim_facts(doc: dict[str, Any], s: int | str, names: Names, emit: Emit,
+                 where: Emit) -> None:
+    at = _at(where, "$" if where is not _nowhere else "")
     for i, claim in enumerate(doc.get("claims", ())):
+        at(f"claims[{i}]")
         o = names.of("o", claim["object"])
         for fact in ("owner", "controller"):
             if fact in claim:
@@ -239,59 +300,58 @@ class Field:
     each: tuple[Field, ...] = ()
 
 
-def _f(pred: str, path: str, *args: str, default: Any = None, flag: bool = False) -> Field:
-    """``_f("entered", "entered", "at:t", "under:p")``: a Field from short text."""
-    parsed = tuple((key, kind, default) for key, _, kind in (a.rpartition(":") for a in args))
-    return Field(pred, tuple(path.split(".")), parsed, flag)
+def field_of(read: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, Any], ...], bool]:
+    """``vocabulary.Input.read`` parsed: the field's path, its arguments (key, kind,
+    default) and whether it is a flag (``"entered at:t under:p"``)."""
+    path, *args = read.split()
+    parsed = []
+    for arg in args:
+        key, _, rest = arg.rpartition(":")
+        kind, _, default = rest.partition("=")
+        parsed.append((key, kind, default or None))
+    return tuple(path.rstrip("!").split(".")), tuple(parsed), path.endswith("!")
 
 
-# The history fields of an object, in the order the facts are written (the spec's
-# table "History fields, by kind").
-OBJECT_FIELDS: tuple[Field, ...] = (
-    _f("zone_since", "zone_since", ":t"),
-    _f("attached", "attached_to", ":o"),
-    _f("attached_at", "attached_at", ":t"),
-    _f("tapped", "tapped", flag=True),
-    _f("tapped_since", "tapped_since", ":t"),
-    _f("face_down", "face_down", flag=True),
-    _f("turned_face_up_at", "turned_face_up_at", ":t"),
-    Field("phasing", ("phasing",), each=(_f("phased_out", "out_at", ":t"),
-                                         _f("phased_in", "in_at", ":t"))),
-    _f("start", "start", "zone:c", "player:p"),
-    _f("brought_in_by", "brought_in_by", ":p"),
-    _f("legal_owner", "legal_owner", ":p"),
-    _f("entered", "entered", "at:t", "under:p"),
-    _f("spell_put_by", "entered.spell_put_on_stack_by", ":p"),
-    _f("spell_control_effect", "entered.spell_control_effect", ":e"),
-    _f("left_battlefield", "left_battlefield", "at:t"),
-    _f("left_attached", "left_battlefield.attached_to", ":o"),
-    _f("created", "created", "at:t", "by:p"),
-    _f("may_cast", "created.may_cast", flag=True),
-    _f("put_on_stack", "put_on_stack", "at:t", "by:p"),
-    _f("copy_of", "copy_of", ":o"),
-    _f("source", "source", ":o"),
-    _f("ability_kind", "ability", ":c"),
-    _f("activated", "activated", "at:t", "by:p"),
-    _f("triggered", "triggered", "at:t", "source_zone:v", default="battlefield"),
-    _f("waiting", "waiting", flag=True),
-    _f("created_by", "created_by", "object:o", "at:t"),
-    _f("created_by_static", "created_by_static_of", "object:o", "at:t", "via:v"),
-)
+def _object_fields() -> tuple[Field, ...]:
+    """The history fields of an object, in ``vocabulary.INPUTS`` order (the spec's
+    table "History fields, by kind"); a list's items (``phasing[]``) as one Field."""
+    table: list[Field] = []
+    for entry in INPUTS.values():
+        if not entry.read:
+            continue
+        path, args, flag = field_of(entry.read)
+        if path[0].endswith("[]"):
+            outer, inner = (path[0][:-2],), Field(entry.pred, path[1:], args, flag)
+            if table and table[-1].path == outer:
+                table[-1] = replace(table[-1], each=(*table[-1].each, inner))
+            else:
+                table.append(Field(outer[0], outer, each=(inner,)))
+        else:
+            table.append(Field(entry.pred, path, args, flag))
+    return tuple(table)
+
+
+OBJECT_FIELDS: tuple[Field, ...] = _object_fields()
 
 
 def _fields(table: tuple[Field, ...], item: dict[str, Any], head: str, names: Names,
-            clock: Clock, emit: Emit) -> None:
-    """The facts ``table`` reads from ``item``, each starting with ``head`` (S,O)."""
+            clock: Clock, emit: Emit, where: Emit = _nowhere, at: str = "") -> None:
+    """The facts ``table`` reads from ``item`` (at JSON path ``at``), each starting
+    with ``head`` (S,O)."""
     for field_ in table:
         value: Any = item
         for key in field_.path:
             value = value.get(key) if isinstance(value, dict) and key in value else _ABSENT
         if value is _ABSENT or (field_.flag and not value):
             continue
+        path = f"{at}.{'.'.join(field_.path)}" if at else ""  # at "": no provenance
         if field_.each:
-            for entry in value:
-                _fields(field_.each, entry, head, names, clock, emit)
+            for j, entry in enumerate(value):
+                _fields(field_.each, entry, head, names, clock, emit, where,
+                        f"{path}[{j}]" if at else "")
             continue
+        if at:
+            where(path)
         args = "".join("," + _arg(kind, value.get(key, default) if key else value, names, clock)
                        for key, kind, default in field_.args)
         emit(f"{field_.pred}({head}{args}).")

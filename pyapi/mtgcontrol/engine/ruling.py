@@ -17,6 +17,7 @@ from typing import Any
 from .facts import PLAIN_CLOCK, Clock, Names, default_now
 from .solve import Atom
 from .validate import shown
+from .vocabulary import input_field
 
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
 
@@ -78,7 +79,8 @@ MESSAGES: dict[str, str] = {
     "no_origin": "ability {x} has no record of how it arose",
     "creator_unknown": "the controller of {y}, which created {x}, cannot be derived",
     "after_leaving": "{x} involves {y} after {y} left the game",
-    "spell_caster_unknown": "{x} came from a stolen spell but `spell_put_on_stack_by` is missing",
+    "spell_caster_unknown": "{x} came from a stolen spell but `"
+                            + input_field("spell_put_by").rpartition(".")[2] + "` is missing",
     "claim_contradicts": "claim #{y} about {x} contradicts the rules",
     "lki_unknown": "{x} needs the last known information of {y} (where it was and under "
                    "whose control), which the snapshot does not record: `entered`, and "

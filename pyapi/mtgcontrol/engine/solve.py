@@ -22,6 +22,9 @@ from ..catalog import Version, numbering_facts
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
              "layer2", "order", "leaving", "players", "checks", "ruling", "show")
 
+# The ruling lens's #show file: the rule files show nothing (engine.Lens).
+RULING_SHOW = "show/ruling"
+
 Atom = tuple[str, tuple[Any, ...]]  # arguments: ints and strings
 
 

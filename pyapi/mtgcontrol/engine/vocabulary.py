@@ -3,7 +3,8 @@
 ``INPUTS``: for every input predicate (what ``facts.snapshot_facts`` writes), its
 argument kinds, the snapshot field (JSON path) it comes from and the CR rule
 groups whose encodings read it.  ``OUTPUTS``: for every shown predicate
-(encodings/show.lp), its argument kinds and the ruling field it fills.
+(encodings/show/ruling.lp, the ruling lens), its argument kinds and the ruling
+field it fills.
 
 Argument kinds: ``S`` snapshot number, ``p`` player id, ``o`` object id (objects
 and the abilities listed on them), ``e`` effect id, ``t`` time, ``n`` a number,
@@ -13,8 +14,9 @@ violation argument (``ruling.OBJECT_ARGS``).  Ids are snapshot-local integers
 (0 = none); times are the snapshot's, or their ranks (``facts.Clock``).
 
 Checked against the code by tests/test_vocabulary.py: ``#defined`` in base.lp,
-the predicates facts.py emits (over every scenario), show.lp, and the tables of
-docs/predicates.md.  ``engine.read_atoms`` reads models back with ``OUTPUTS``.
+the predicates facts.py emits (over every scenario), the ruling lens's show
+file, and the tables of docs/predicates.md.  ``engine.read_atoms`` reads models
+back with ``OUTPUTS``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ class Input:
     kinds: str  # one letter per argument, S first
     path: str  # the snapshot field(s), JSON path
     groups: tuple[str, ...]  # rule groups whose encodings read it
+    # How facts.py writes it from one object, for an object's field: the field's
+    # path inside the object ("phasing[].out_at": from each item of a list; a
+    # trailing "!": a flag, written when true), then one "key:kind[=default]" per
+    # argument after S,O ("" key: the field itself).  research.gen writes the
+    # field back from a generated fact with the same text.
+    read: str = ""
 
     @property
     def arity(self) -> int:
@@ -87,36 +95,64 @@ _IN = [
     Input("option", "Sc", "$.options.planechase", ("108.3a",)),
     Input("obj", "Socc", "$.objects[].id, .kind, .zone", ("108.3", "109.4", "110.2", "112.2")),
     Input("type", "Soc", "$.objects[].types[]", ("301.5d", "303.4e", "311.5", "901.6")),
-    Input("zone_since", "Sot", "$.objects[].zone_since", ("613.7d", "701.12a")),
-    Input("attached", "Soo", "$.objects[].attached_to", ("613.1b", "303.4e")),
-    Input("attached_at", "Sot", "$.objects[].attached_at", ("613.7e",)),
-    Input("tapped", "So", "$.objects[].tapped", ("611.2b",)),
-    Input("tapped_since", "Sot", "$.objects[].tapped_since", ("611.2b",)),
-    Input("face_down", "So", "$.objects[].face_down", ("109.4d", "901.6")),
-    Input("turned_face_up_at", "Sot", "$.objects[].turned_face_up_at", ("613.7f", "613.7h")),
-    Input("phased_out", "Sot", "$.objects[].phasing[].out_at", ("702.26",)),
-    Input("phased_in", "Sot", "$.objects[].phasing[].in_at", ("702.26",)),
-    Input("start", "Socp", "$.objects[].start.zone, .player", ("108.3", "108.3b", "901.6")),
-    Input("brought_in_by", "Sop", "$.objects[].brought_in_by", ("108.3",)),
-    Input("legal_owner", "Sop", "$.objects[].legal_owner", ("108.3b",)),
-    Input("entered", "Sotp", "$.objects[].entered.at, .under", ("110.2", "110.2a", "613.7d")),
-    Input("spell_put_by", "Sop", "$.objects[].entered.spell_put_on_stack_by", ("110.2b",)),
+    Input("zone_since", "Sot", "$.objects[].zone_since", ("613.7d", "701.12a"),
+          read="zone_since :t"),
+    Input("attached", "Soo", "$.objects[].attached_to", ("613.1b", "303.4e"),
+          read="attached_to :o"),
+    Input("attached_at", "Sot", "$.objects[].attached_at", ("613.7e",),
+          read="attached_at :t"),
+    Input("tapped", "So", "$.objects[].tapped", ("611.2b",),
+          read="tapped!"),
+    Input("tapped_since", "Sot", "$.objects[].tapped_since", ("611.2b",),
+          read="tapped_since :t"),
+    Input("face_down", "So", "$.objects[].face_down", ("109.4d", "901.6"),
+          read="face_down!"),
+    Input("turned_face_up_at", "Sot", "$.objects[].turned_face_up_at", ("613.7f", "613.7h"),
+          read="turned_face_up_at :t"),
+    Input("phased_out", "Sot", "$.objects[].phasing[].out_at", ("702.26",),
+          read="phasing[].out_at :t"),
+    Input("phased_in", "Sot", "$.objects[].phasing[].in_at", ("702.26",),
+          read="phasing[].in_at :t"),
+    Input("start", "Socp", "$.objects[].start.zone, .player", ("108.3", "108.3b", "901.6"),
+          read="start zone:c player:p"),
+    Input("brought_in_by", "Sop", "$.objects[].brought_in_by", ("108.3",),
+          read="brought_in_by :p"),
+    Input("legal_owner", "Sop", "$.objects[].legal_owner", ("108.3b",),
+          read="legal_owner :p"),
+    Input("entered", "Sotp", "$.objects[].entered.at, .under", ("110.2", "110.2a", "613.7d"),
+          read="entered at:t under:p"),
+    Input("spell_put_by", "Sop", "$.objects[].entered.spell_put_on_stack_by", ("110.2b",),
+          read="entered.spell_put_on_stack_by :p"),
     Input("spell_control_effect", "Soe", "$.objects[].entered.spell_control_effect",
-          ("110.2b",)),
-    Input("left_battlefield", "Sot", "$.objects[].left_battlefield.at", ("603.10a", "113.8")),
-    Input("left_attached", "Soo", "$.objects[].left_battlefield.attached_to", ("613.1b",)),
-    Input("created", "Sotp", "$.objects[].created.at, .by", ("111.2", "114.2", "112.2a")),
-    Input("may_cast", "So", "$.objects[].created.may_cast", ("112.2a",)),
-    Input("put_on_stack", "Sotp", "$.objects[].put_on_stack.at, .by", ("112.2", "707.10")),
-    Input("copy_of", "Soo", "$.objects[].copy_of", ("707.10",)),
-    Input("source", "Soo", "$.objects[].source", ("603.3a", "113.8", "309.4c")),
-    Input("ability_kind", "Soc", "$.objects[].ability", ("113.8", "109.4a", "603.7d", "311.7")),
-    Input("activated", "Sotp", "$.objects[].activated.at, .by", ("113.8", "405.4", "109.4a")),
-    Input("triggered", "Sotc", "$.objects[].triggered.at, .source_zone", ("603.3a", "113.8")),
-    Input("waiting", "So", "$.objects[].waiting", ("109.4b",)),
-    Input("created_by", "Soot", "$.objects[].created_by.object, .at", ("603.7d", "603.7e")),
+          ("110.2b",),
+          read="entered.spell_control_effect :e"),
+    Input("left_battlefield", "Sot", "$.objects[].left_battlefield.at", ("603.10a", "113.8"),
+          read="left_battlefield at:t"),
+    Input("left_attached", "Soo", "$.objects[].left_battlefield.attached_to", ("613.1b",),
+          read="left_battlefield.attached_to :o"),
+    Input("created", "Sotp", "$.objects[].created.at, .by", ("111.2", "114.2", "112.2a"),
+          read="created at:t by:p"),
+    Input("may_cast", "So", "$.objects[].created.may_cast", ("112.2a",),
+          read="created.may_cast!"),
+    Input("put_on_stack", "Sotp", "$.objects[].put_on_stack.at, .by", ("112.2", "707.10"),
+          read="put_on_stack at:t by:p"),
+    Input("copy_of", "Soo", "$.objects[].copy_of", ("707.10",),
+          read="copy_of :o"),
+    Input("source", "Soo", "$.objects[].source", ("603.3a", "113.8", "309.4c"),
+          read="source :o"),
+    Input("ability_kind", "Soc", "$.objects[].ability", ("113.8", "109.4a", "603.7d", "311.7"),
+          read="ability :c"),
+    Input("activated", "Sotp", "$.objects[].activated.at, .by", ("113.8", "405.4", "109.4a"),
+          read="activated at:t by:p"),
+    Input("triggered", "Sotc", "$.objects[].triggered.at, .source_zone", ("603.3a", "113.8"),
+          read="triggered at:t source_zone:v=battlefield"),
+    Input("waiting", "So", "$.objects[].waiting", ("109.4b",),
+          read="waiting!"),
+    Input("created_by", "Soot", "$.objects[].created_by.object, .at", ("603.7d", "603.7e"),
+          read="created_by object:o at:t"),
     Input("created_by_static", "Sootc", "$.objects[].created_by_static_of.object, .at, .via",
-          ("603.7f", "603.7g")),
+          ("603.7f", "603.7g"),
+          read="created_by_static_of object:o at:t via:v"),
     Input("has_ability", "Sooc", "$.objects[].abilities[].id, .kind", ("109.5", "301.5d")),
     Input("granted_by", "Soo", "$.objects[].abilities[].granted_by", ("301.5d", "303.4e")),
     Input("effect", "Secot", "$.effects[].id, .kind, .source, .timestamp",
@@ -159,6 +195,12 @@ _OUT = [
 # Read back without the S column: the kinds of the remaining arguments.
 OUTPUTS: dict[str, Output] = {o.pred: Output(o.pred, o.kinds[1:], o.field) for o in _OUT}
 SHOWN_ARITY = {o.pred: o.arity for o in _OUT}
+
+
+def input_field(pred: str) -> str:
+    """The field (inside an object) an object's input predicate is read from:
+    ``input_field("spell_put_by")`` is ``"entered.spell_put_on_stack_by"``."""
+    return INPUTS[pred].read.split()[0].rstrip("!")
 
 
 def defined_lines() -> str:

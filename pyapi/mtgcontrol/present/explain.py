@@ -12,31 +12,28 @@ The JSON form is versioned: ``docs/explain.md`` documents ``explanation/1``.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import clingo
 
 from .. import catalog
-from ..engine.api import InputError, load_snapshot, version_for
-from ..engine.facts import Names, snapshot_facts
-from ..engine.interrupts import ground
+from ..engine.api import InputError, engine_for, load_snapshot, version_for
+from ..engine.engine import Frame, Lens
+from ..engine.facts import Names
 from ..engine.ruling import VIA, Ruling, build_ruling, notebook_html
-from ..engine.solve import NoRuling, Program, parse_atom
+from ..engine.solve import parse_atom
 from ..engine.validate import problems, snapshot_name
+from ..engine.vocabulary import INPUTS, input_field
 from .lang import Lang, language
 
 FORMAT = "explanation/1"
 FACTS = ("owner", "controller", "you", "default_controller", "fate", "may_activate")
+# An object's input predicates (vocabulary.INPUTS) -> the field each is read from.
+OBJECT_INPUT_FIELDS = {i.pred: input_field(i.pred) for i in INPUTS.values()
+                       if i.read and "[]" not in i.read}
 # Snapshot fields that may be absent, and where their default comes from.
 DEFAULTS = {"active_player": "players[0]"}
-
-
-@cache
-def explain_text() -> str:
-    return (resources.files("mtgcontrol.encodings") / "explain.lp").read_text(encoding="utf-8")
 
 
 @dataclass
@@ -231,47 +228,42 @@ class Explained:
 
 def explain(snapshot: Any, rules: str | None = None, changes: tuple[str, ...] = (),
             lang: str = "en") -> Explained:
-    """Judge one snapshot with the derivation atoms and gather its explanations."""
+    """Judge one snapshot through the explain lens and gather its explanations."""
     doc, fallback = load_snapshot(snapshot)
     found = problems(doc, fallback)
     name = snapshot_name(doc, fallback)
     if found:
         raise InputError(found)
     version = version_for(doc, rules, name)
-    names = Names()
-    facts = snapshot_facts(doc, 0, version.const, names)
-    program = Program((version,), tuple(changes)).text() + "\n" + explain_text()
-    plain, extra = _solve(program, facts)
-    ruling = build_ruling(doc, version.name, plain, names)
-    language_data = language(lang)
-    reader = _Reader(doc, names, version, language_data)
-    nodes, candidates, at_values = reader.read(extra)
-    return Explained(doc, ruling, language_data, nodes, candidates, at_values)
+    engine = engine_for(tuple(changes), fast=False)
+    return engine.judge([(doc, version)], replace(EXPLAIN, read=_reader(lang)))[0]
 
 
-def _solve(program: str, facts: str) -> tuple[list[Any], list[clingo.Symbol]]:
-    messages: list[str] = []
-    ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
-    try:
-        ctl.add("base", [], program)
-        ctl.add("base", [], facts)
-        ground(ctl, [("base", [])])
-    except RuntimeError:
-        raise NoRuling("the program could not be grounded (a proposal file's error?): "
-                       + " ".join(m.strip() for m in messages)) from None
-    plain: list[Any] = []
-    extra: list[clingo.Symbol] = []
-    with ctl.solve(yield_=True) as handle:
-        model = next(iter(handle), None)
-        if model is None:
-            raise NoRuling("the rules have no answer for this snapshot")
-        for sym in model.symbols(shown=True):
+def _reader(lang: str) -> Any:
+    def read(frame: Frame, symbols: list[clingo.Symbol]) -> Explained:
+        """The ruling (from the ruling's atoms) and the derivation (explain.lp's)."""
+        plain: list[Any] = []
+        extra: list[clingo.Symbol] = []
+        for sym in symbols:
             if sym.name.startswith("x"):
                 extra.append(sym)
             else:
                 name, args = parse_atom(str(sym))
                 plain.append((name, args[1:]))
-    return plain, extra
+        ruling = build_ruling(frame.doc, frame.version.name, plain, frame.names)
+        language_data = language(lang)
+        reader = _Reader(frame.doc, frame.names, frame.version, language_data,
+                         frame.item_paths())
+        nodes, candidates, at_values = reader.read(extra)
+        return Explained(frame.doc, ruling, language_data, nodes, candidates, at_values)
+    return read
+
+
+# The explain lens: explain.lp over the rules, its atoms shown with the ruling's;
+# the snapshot's own times (the reader words them), every card type, and each
+# fact's JSON path (a leaf's path is its item's: Frame.item_paths).
+EXPLAIN = Lens("explain", show="explain", files=("explain.lp", "show/ruling.lp"), raw=True,
+               provenance=True, symbols=True, read=_reader("en"))
 
 
 def _py(sym: clingo.Symbol) -> Any:
@@ -292,18 +284,7 @@ class _Reader:
     names: Names
     version: catalog.Version
     lang: Lang
-
-    def __post_init__(self) -> None:
-        self.paths: dict[tuple[str, str], str] = {}
-        for i, player in enumerate(self.doc.get("players", [])):
-            pid = player if isinstance(player, str) else player["id"]
-            self.paths[("p", pid)] = f"$.players[{i}]"
-        for i, obj in enumerate(self.doc.get("objects", [])):
-            self.paths[("o", obj["id"])] = f"$.objects[{i}]"
-            for j, ab in enumerate(obj.get("abilities", ())):
-                self.paths.setdefault(("o", ab["id"]), f"$.objects[{i}].abilities[{j}]")
-        for i, eff in enumerate(self.doc.get("effects", [])):
-            self.paths[("e", eff["id"])] = f"$.effects[{i}]"
+    paths: dict[tuple[str, str], str]  # where each id is (the frame's provenance)
 
     def name(self, num: Any) -> str:
         return self.names.name(num) if isinstance(num, int) and num else "-"
@@ -322,6 +303,8 @@ class _Reader:
             entry = _lookup(self.doc, base)
         if not fld:
             return Leaf(base, entry)
+        if ref != "top" and ref[0] == "o":  # an input predicate: the field it is read from
+            fld = OBJECT_INPUT_FIELDS.get(fld, fld)
         value: Any = entry
         for part in fld.split("."):
             if isinstance(value, dict) and part in value:

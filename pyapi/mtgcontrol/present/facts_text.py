@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import catalog
 from ..engine.engine import Frame
-from ..engine.solve import ENCODINGS
+from ..engine.solve import ENCODINGS, RULING_SHOW
 from .text import escaped
 
 SNAPSHOT = 1  # the snapshot number written as every snapshot atom's first argument
@@ -26,7 +26,7 @@ def facts_program(doc: dict[str, Any], version: catalog.Version, name: str) -> s
     lines = [f"% {escaped(name)} under CR {version.name}: the facts of snapshot {SNAPSHOT} "
              "(docs/predicates.md)",
              "% run: python -m clingo "
-             + " ".join(f"encodings/{e}.lp" for e in ENCODINGS) + " THIS_FILE"]
+             + " ".join(f"encodings/{e}.lp" for e in (*ENCODINGS, RULING_SHOW)) + " THIS_FILE"]
     for num, (space, ident) in enumerate(frame.names.names[1:], start=1):
         lines.append(f"% {num} = {SPACES[space]} {escaped(ident)}")  # never program text
     lines.append(frame.facts.replace("(#", f"({SNAPSHOT}"))

@@ -4,14 +4,16 @@ documents, and enumeration by size."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import clingo
 
+from ..engine.facts import CONST, field_of
 from ..engine.solve import parse_atom
+from ..engine.vocabulary import INPUTS
 
 # ---------------------------------------------------------------------------------
 # Generated snapshots
@@ -26,111 +28,138 @@ def _ids(kind: str, n: int) -> str:
     return f"{kind}{n}"
 
 
-def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:  # noqa: C901 - to split (issue 19)
+# Generated facts that are an object's input fact (vocabulary.INPUTS): written
+# back into the object's field the way facts.py reads it (``Input.read``).
+OBJECT_INPUTS = {"g_start": "start", "g_face_down": "face_down", "g_entered": "entered",
+                 "g_spell_put_by": "spell_put_by", "g_stolen": "spell_control_effect",
+                 "g_created": "created", "g_may_cast": "may_cast",
+                 "g_put_on_stack": "put_on_stack", "g_copy_of": "copy_of",
+                 "g_attached": "attached", "g_source": "source", "g_ability": "ability_kind",
+                 "g_face_up": "turned_face_up_at", "g_static_created": "created_by_static",
+                 "g_activated": "activated", "g_triggered": "triggered", "g_waiting": "waiting"}
+UNCONST = {v: k for k, v in CONST.items()}
+TYPE_ORDER = ("artifact", "enchantment", "aura", "creature", "plane", "phenomenon",
+              "dungeon", "conspiracy")
+EFFECT_FACTS = ("g_static_named", "g_static_of", "g_ets", "g_gives_to", "g_affects",
+                "g_ended_at")
+EFFECT_ORDER = ("id", "kind", "origin", "source", "player", "objects", "attached",
+                "timestamp", "duration", "ended_at")
+
+
+def _value(kind: str, value: Any) -> Any:
+    """A fact's argument as the snapshot writes it (ids ``p1``, ``o2``, ``e3``)."""
+    if kind in ("p", "o", "e"):
+        return _ids(kind, value)
+    return UNCONST.get(value, value) if kind == "c" else value
+
+
+def _put(obj: dict[str, Any], pred: str, args: list[Any]) -> None:
+    """Write an object's input fact ``pred`` (its arguments after O) into ``obj``."""
+    path, fields, flag = field_of(INPUTS[pred].read)
+    target = obj
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    if flag:
+        target[path[-1]] = True
+    elif len(fields) == 1 and not fields[0][0]:
+        target[path[-1]] = _value(fields[0][1], args[0])
+    else:
+        target.setdefault(path[-1], {}).update(
+            (key, _value(kind, a)) for (key, kind, _), a in zip(fields, args, strict=True))
+
+
+@dataclass
+class _Model:
+    """One answer set of generator.lp, read into a document's parts."""
+
+    players: dict[int, Any] = field(default_factory=dict)
+    objects: dict[int, dict[str, Any]] = field(default_factory=dict)
+    effects: dict[int, dict[str, Any]] = field(default_factory=dict)
+    types: dict[int, list[str]] = field(default_factory=dict)
+    now: int | None = None
+
+    def first(self, name: str, args: list[Any]) -> bool:
+        """Players, objects, effects, types and now (read before what refers to them)."""
+        if name == "g_now":
+            self.now = args[0]
+        elif name == "g_player":
+            self.players[args[0]] = _ids("p", args[0])
+        elif name == "g_obj":
+            self.objects[args[0]] = {"id": _ids("o", args[0]), "kind": args[1],
+                                     "zone": args[2]}
+        elif name == "g_effect":
+            self.effects[args[0]] = {"id": _ids("e", args[0]), "kind": args[1],
+                                     "origin": args[2]}
+        elif name == "g_type":
+            self.types.setdefault(args[0], []).append(args[1])
+        else:
+            return False
+        return True
+
+    def then(self, name: str, args: list[Any]) -> None:
+        """Everything else: players who left, objects' fields, effects' fields."""
+        if name in OBJECT_INPUTS:
+            _put(self.objects[args[0]], OBJECT_INPUTS[name], args[1:])
+        elif name == "g_left":
+            self.players[args[0]] = {"id": _ids("p", args[0]), "left_at": args[1]}
+        else:
+            self.effect(name, args)
+
+    def effect(self, name: str, args: list[Any]) -> None:
+        if name not in EFFECT_FACTS:
+            return
+        eff = self.effects[args[0]]
+        if name in ("g_static_named", "g_static_of"):
+            eff["source"] = _ids("o", args[1])
+            if name == "g_static_of":
+                eff["attached"] = True
+        elif name == "g_ets":
+            eff["timestamp"] = args[1]
+        elif name == "g_gives_to":
+            eff["player"] = _ids("p", args[1])
+        elif name == "g_affects":
+            eff.setdefault("slots", {})[args[1]] = _ids("o", args[2])
+        else:  # g_ended_at
+            eff["duration"] = "end-of-turn"
+            eff["ended_at"] = args[1]
+
+    def doc(self) -> dict[str, Any]:
+        for n, kinds in self.types.items():
+            self.objects[n]["types"] = sorted(kinds, key=TYPE_ORDER.index)
+        effect_list = []
+        for n in sorted(self.effects):
+            eff = self.effects[n]
+            slots = eff.pop("slots", None)
+            if slots:
+                eff["objects"] = [slots[i] for i in sorted(slots)]
+                eff.setdefault("source", eff["objects"][0])
+            effect_list.append({k: eff[k] for k in EFFECT_ORDER if k in eff})
+        object_list = []
+        for n in sorted(self.objects):
+            obj = self.objects[n]
+            first: dict[str, Any] = {k: obj[k] for k in ("id", "kind", "zone", "types")
+                                     if k in obj}
+            first.update((k, v) for k, v in obj.items() if k not in first)
+            object_list.append(first)
+        doc: dict[str, Any] = {"players": [self.players[n] for n in sorted(self.players)]}
+        if self.now is not None:
+            doc["now"] = self.now
+        doc["objects"] = object_list
+        doc["effects"] = effect_list
+        return doc
+
+
+def model_to_doc(symbols: Iterable[clingo.Symbol]) -> dict[str, Any]:
     """A snapshot/1 document from one answer set of generator.lp."""
-    players: dict[int, Any] = {}
-    objects: dict[int, dict[str, Any]] = {}
-    effects: dict[int, dict[str, Any]] = {}
-    types: dict[int, list[str]] = {}
+    model = _Model()
     rest: list[tuple[str, list[Any]]] = []
-    now = None
     for sym in symbols:
         name, found = parse_atom(str(sym))
-        args: list[Any] = list(found)
-        if name == "g_now":
-            now = args[0]
-        elif name == "g_player":
-            players[args[0]] = _ids("p", args[0])
-        elif name == "g_obj":
-            objects[args[0]] = {"id": _ids("o", args[0]), "kind": args[1], "zone": args[2]}
-        elif name == "g_effect":
-            effects[args[0]] = {"id": _ids("e", args[0]), "kind": args[1], "origin": args[2]}
-        elif name == "g_type":
-            types.setdefault(args[0], []).append(args[1])
-        else:
-            rest.append((name, args))
-    p, o = (lambda n: _ids("p", n)), (lambda n: _ids("o", n))
+        if not model.first(name, list(found)):
+            rest.append((name, list(found)))
     for name, args in rest:
-        if name == "g_left":
-            players[args[0]] = {"id": p(args[0]), "left_at": args[1]}
-        elif name == "g_start":
-            objects[args[0]]["start"] = {"zone": args[1].replace("_", "-"), "player": p(args[2])}
-        elif name == "g_face_down":
-            objects[args[0]]["face_down"] = True
-        elif name == "g_entered":
-            objects[args[0]].setdefault("entered", {}).update(at=args[1], under=p(args[2]))
-        elif name == "g_spell_put_by":
-            objects[args[0]].setdefault("entered", {})["spell_put_on_stack_by"] = p(args[1])
-        elif name == "g_stolen":
-            objects[args[0]].setdefault("entered", {})["spell_control_effect"] = \
-                _ids("e", args[1])
-        elif name == "g_created":
-            objects[args[0]].setdefault("created", {}).update(at=args[1], by=p(args[2]))
-        elif name == "g_may_cast":
-            objects[args[0]].setdefault("created", {})["may_cast"] = True
-        elif name == "g_put_on_stack":
-            objects[args[0]]["put_on_stack"] = {"at": args[1], "by": p(args[2])}
-        elif name == "g_copy_of":
-            objects[args[0]]["copy_of"] = o(args[1])
-        elif name == "g_attached":
-            objects[args[0]]["attached_to"] = o(args[1])
-        elif name == "g_source":
-            objects[args[0]]["source"] = o(args[1])
-        elif name == "g_ability":
-            objects[args[0]]["ability"] = "delayed-triggered" if args[1] == "delayed" \
-                else args[1]
-        elif name == "g_face_up":
-            objects[args[0]]["turned_face_up_at"] = args[1]
-        elif name == "g_static_created":
-            objects[args[0]]["created_by_static_of"] = {"object": o(args[1]), "at": args[2],
-                                                        "via": args[3]}
-        elif name == "g_static_named":
-            effects[args[0]]["source"] = o(args[1])
-        elif name == "g_activated":
-            objects[args[0]]["activated"] = {"at": args[1], "by": p(args[2])}
-        elif name == "g_triggered":
-            objects[args[0]]["triggered"] = {"at": args[1], "source_zone": args[2]}
-        elif name == "g_waiting":
-            objects[args[0]]["waiting"] = True
-        elif name == "g_ets":
-            effects[args[0]]["timestamp"] = args[1]
-        elif name == "g_gives_to":
-            effects[args[0]]["player"] = p(args[1])
-        elif name == "g_affects":
-            effects[args[0]].setdefault("slots", {})[args[1]] = o(args[2])
-        elif name == "g_static_of":
-            effects[args[0]]["source"] = o(args[1])
-            effects[args[0]]["attached"] = True
-        elif name == "g_ended_at":
-            effects[args[0]]["duration"] = "end-of-turn"
-            effects[args[0]]["ended_at"] = args[1]
-    for n, kinds in types.items():
-        order = ("artifact", "enchantment", "aura", "creature", "plane", "phenomenon",
-                 "dungeon", "conspiracy")
-        objects[n]["types"] = sorted(kinds, key=order.index)
-    effect_list = []
-    for n in sorted(effects):
-        eff = effects[n]
-        slots = eff.pop("slots", None)
-        if slots:
-            eff["objects"] = [slots[i] for i in sorted(slots)]
-            eff.setdefault("source", eff["objects"][0])
-        ordered = {k: eff[k] for k in ("id", "kind", "origin", "source", "player", "objects",
-                                       "attached", "timestamp", "duration", "ended_at")
-                   if k in eff}
-        effect_list.append(ordered)
-    object_list = []
-    for n in sorted(objects):
-        obj = objects[n]
-        first: dict[str, Any] = {k: obj[k] for k in ("id", "kind", "zone", "types") if k in obj}
-        first.update((k, v) for k, v in obj.items() if k not in first)
-        object_list.append(first)
-    doc: dict[str, Any] = {"players": [players[n] for n in sorted(players)]}
-    if now is not None:
-        doc["now"] = now
-    doc["objects"] = object_list
-    doc["effects"] = effect_list
-    return doc
+        model.then(name, args)
+    return model.doc()
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import catalog
-from ..engine.api import ErrorRecord, adjudicate_many, own_id
+from ..engine.api import ErrorRecord, own_id
+from ..engine.engine import RULING, Frame
 from ..engine.validate import problems
 from .gen import Bounds, _batches, generate
 from .reports import ImpactReport
-from .views import Sides, compare, judge_pairs, show_value
+from .views import Sides, compare, judge_pairs, research_engine, show_value
 
 # ---------------------------------------------------------------------------------
 # Impact over a corpus
@@ -66,6 +67,7 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     sides = Sides.of(v1, v2, changes)
     start = time.perf_counter()
     counter = 0
+    frames: dict[Any, tuple[Frame | None, Frame | None]] = {}
     for batch in _batches(generate(bounds, report.per_size, late=True), batch_size):
         pairs, names = judge_pairs([doc for _, doc in batch], v1, v2, changes)
         for (size, doc), (a, b) in zip(batch, pairs, strict=True):
@@ -75,13 +77,14 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
             for diff in diffs:
                 entry = report.kinds[(diff.kind, diff.category)]
                 if entry.witness is None:
+                    frames[(diff.kind, diff.category)] = (a.frame, b.frame)
                     entry.witness = {"size": size, "object": diff.subject(names),
                                      "snapshot": doc,
                                      "from": show_value(diff.key, diff.before, names),
                                      "to": show_value(diff.key, diff.after, names),
                                      "cause": [list(diff.cause[0]), list(diff.cause[1])]}
         report.judged += len(batch)
-    _explain_witnesses(report, v1, v2, changes)
+    _explain_witnesses(report, v1, v2, changes, frames)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -107,24 +110,35 @@ def _ruling_part(ruling: Any, object_id: str) -> dict[str, Any]:
 
 
 def _explain_witnesses(report: ImpactReport, v1: catalog.Version, v2: catalog.Version,
-                       changes: Sequence[str]) -> None:
-    """Judge the witnesses with the public API under both sides (one batch each)."""
-    witnesses = [e.witness for e in report.kinds.values() if e.witness is not None]
-    _attach_rulings(witnesses, v1.name, (), "ruling_from")
-    _attach_rulings(witnesses, v2.name, changes, "ruling_to")
+                       changes: Sequence[str],
+                       frames: dict[Any, tuple[Frame | None, Frame | None]] | None = None
+                       ) -> None:
+    """The witnesses' rulings under both sides: the ruling lens over the frames their
+    views were judged from (``frames``, by kind), or over frames made here."""
+    frames = frames or {}
+    kinds = [(key, e.witness) for key, e in report.kinds.items() if e.witness is not None]
+    witnesses = [w for _, w in kinds]
+    _attach_rulings(witnesses, v1.name, (), "ruling_from",
+                    [frames.get(key, (None, None))[0] for key, _ in kinds])
+    _attach_rulings(witnesses, v2.name, changes, "ruling_to",
+                    [frames.get(key, (None, None))[1] for key, _ in kinds])
 
 
 def _attach_rulings(witnesses: list[dict[str, Any]], version: str, changes: Sequence[str],
-                    slot: str) -> None:
-    for w in witnesses:
+                    slot: str, frames: Sequence[Frame | None] = ()) -> None:
+    """Each witness's ruling (the ruling lens) over its frame, where it has one."""
+    engine = research_engine(tuple(changes))
+    todo: list[tuple[dict[str, Any], Frame]] = []
+    for i, w in enumerate(witnesses):
         if w["snapshot"].get("id") != "witness":
             w["snapshot"] = {"id": "witness", **w["snapshot"]}
-    items = [(w["snapshot"], "witness") for w in witnesses]
-    for w, ruling in zip(witnesses, adjudicate_many(items, version, changes, batch_size=1000),
-                         strict=True):
-        if isinstance(ruling, ErrorRecord):  # a generator bug: say so in the report
-            w[slot] = {"violations": [f"invalid snapshot: {p}" for p in ruling.problems]}
-        else:
-            w[slot] = _ruling_part(ruling, w["object"].split(",")[0])
-
-
+        found = problems(w["snapshot"], "witness")
+        if found:  # a generator bug: say so in the report
+            w[slot] = {"violations": [f"invalid snapshot: {p}" for p in found]}
+            continue
+        frame = frames[i] if i < len(frames) else None
+        todo.append((w, frame or engine.frame(w["snapshot"], catalog.resolve(version),
+                                              raw=True)))
+    rulings = engine.judge([f for _, f in todo], RULING) if todo else []
+    for (w, _), ruling in zip(todo, rulings, strict=True):
+        w[slot] = _ruling_part(ruling, w["object"].split(",")[0])

@@ -35,8 +35,9 @@ import clingo
 from clingo import ast
 
 from .. import catalog
-from ..engine.engine import strip_show
-from ..engine.facts import Names, default_now, snapshot_facts
+from ..engine.api import engine_for
+from ..engine.engine import Frame, Lens
+from ..engine.facts import Names
 from ..engine.interrupts import ground
 from ..engine.solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
@@ -63,7 +64,7 @@ SIZE_CAPS = """
 
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
     """The rule encodings of ``versions`` (and proposals) for a search program."""
-    return strip_show(Program(tuple(versions), tuple(changes)).text())
+    return Program(tuple(versions), tuple(changes)).text()
 
 
 @cache
@@ -401,25 +402,22 @@ def _failures(atoms: Iterable[clingo.Symbol]) -> list[dict[str, str]]:
 
 def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invariant,
               changes: Sequence[str] = ()) -> list[dict[str, str]]:
-    """The invariant's failures in ``doc`` judged as `adjudicate` judges it (facts.py)."""
-    names = Names()
+    """The invariant's failures in ``doc`` judged as `adjudicate` judges it: through
+    the engine, with the invariant's lens."""
     doc = {**doc, "id": doc.get("id", "counterexample")}
-    if "now" not in doc:
-        doc["now"] = default_now(doc)
-    facts = snapshot_facts(doc, 0, version.const, names)
-    ctl = clingo.Control(["--warn=none"])
-    ctl.add("base", [], "\n".join((strip_show(Program((version,), tuple(changes)).text()),
-                                   facts, invariant.text, VERIFY_SHOW)))
-    ground(ctl, [("base", [])])
+    lens = Lens("replay", show="invariant", text=invariant.text, raw=True, symbols=True,
+                read=_replayed)
+    return engine_for(tuple(changes), fast=False).judge([(doc, version)], lens)[0]
+
+
+def _replayed(frame: Frame, atoms: list[clingo.Symbol]) -> list[dict[str, str]]:
+    names = frame.names
     found: set[tuple[str, str]] = set()
-    with ctl.solve(yield_=True) as handle:
-        for model in handle:
-            for a in model.symbols(shown=True):
-                x = a.arguments[2]
-                name = names.name(x.number) if x.type == clingo.SymbolType.Number and \
-                    0 < x.number < len(names.names) else "-"
-                found.add((str(a.arguments[1]), name))
-            break
+    for a in atoms:
+        x = a.arguments[2]
+        name = names.name(x.number) if x.type == clingo.SymbolType.Number and \
+            0 < x.number < len(names.names) else "-"
+        found.add((str(a.arguments[1]), name))
     return [{"what": w, "object": o} for w, o in sorted(found)]
 
 

@@ -13,61 +13,10 @@ from functools import cache
 from typing import Any
 
 from .. import catalog
-from ..engine.engine import Engine
-from ..engine.facts import Names, default_now, snapshot_facts
+from ..engine.engine import Engine, Frame, Lens
+from ..engine.facts import Names
 from ..engine.ruling import OBJECT_ARGS
 from ..engine.solve import Atom
-
-# The output research reads: owners and controllers, the rule groups behind
-# `because`, `fate`, `choice` and `violation`, and the numbers of the groups in
-# each version (`number/3`, including any a proposal adds; a group a version does
-# not number is cited by its id, as show.lp's `cite/3` does).  It replaces the
-# `#show` lines of show.lp (which only project the model; every rule of the
-# encodings is kept).
-RESEARCH_SHOW = """
-#show.
-#show owner/3.
-#show controller/3.
-#show default_controller/3.
-#show rwhy(S,O,F,G) : why(S,O,F,G,_,_,_), F != you, F != may_activate.
-#show rfate(S,O,F,G,T) : fate(S,O,F,G,T).
-#show rchoice(S,O,F,C,G,P) : choice(S,O,F,C,G,P).
-#show rviol(S,G,C,X,Y) : error(S,G,C,X,Y).
-#show rnum(V,G,N) : number(V,G,N).
-"""
-
-# When both sides are in one grounding (snapshot i is 2i and 2i+1), the owner,
-# controller and default controller of an object, with their rule groups, are
-# shown only where the two sides differ (in value or in groups) or cite other
-# numbers (renumbered): most facts are the same under both versions, and reading
-# them is most of the cost of a comparison.  Groups cited identically on both
-# sides are in force on both, so leaving them out changes no cause either.
-PAIRED_SHOW = """
-#show.
-rpartner(S,S+1) :- version(S,_), version(S+1,_), S \\ 2 = 0.
-rpartner(T,S) :- rpartner(S,T), S < T.
-rval(S,O,owner,P) :- owner(S,O,P).
-rval(S,O,controller,P) :- controller(S,O,P).
-rval(S,O,default_controller,P) :- default_controller(S,O,P).
-rgrp(S,O,F,G) :- why(S,O,F,G,_,_,_), F != you, F != may_activate.
-rdiff(S,O,F) :- rval(S,O,F,P), rpartner(S,T), not rval(T,O,F,P).
-rdiff(S,O,F) :- rgrp(S,O,F,G), rpartner(S,T), not rgrp(T,O,F,G).
-rdiff(T,O,F) :- rdiff(S,O,F), rpartner(S,T).
-rnumof(S,G,N) :- rgrp(S,_,_,G), version(S,V), number(V,G,N).
-rrenum(S,O,F) :- rgrp(S,O,F,G), rpartner(S,T), rnumof(S,G,N), not rnumof(T,G,N),
-    not rdiff(S,O,F).
-rrenum(T,O,F) :- rrenum(S,O,F), rpartner(S,T).
-rshow(S,O,F) :- rdiff(S,O,F).
-rshow(S,O,F) :- rrenum(S,O,F).
-#show owner(S,O,P) : owner(S,O,P), rshow(S,O,owner).
-#show controller(S,O,P) : controller(S,O,P), rshow(S,O,controller).
-#show default_controller(S,O,P) : default_controller(S,O,P), rshow(S,O,default_controller).
-#show rwhy(S,O,F,G) : rgrp(S,O,F,G), rshow(S,O,F).
-#show rfate(S,O,F,G,T) : fate(S,O,F,G,T).
-#show rchoice(S,O,F,C,G,P) : choice(S,O,F,C,G,P).
-#show rviol(S,G,C,X,Y) : error(S,G,C,X,Y).
-#show rnum(V,G,N) : number(V,G,N).
-"""
 
 VALUE_FACTS = ("owner", "controller", "default_controller")
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
@@ -91,6 +40,8 @@ class View:
 
     facts: dict[Key, tuple[Any, frozenset[str]]] = field(default_factory=dict)
     cite: dict[str, str] = field(default_factory=dict)
+    # The frame the view was judged from (a witness's ruling is read over it too).
+    frame: Frame | None = field(default=None, compare=False, repr=False)
 
     def number(self, group: str) -> str:
         return self.cite.get(group, group)
@@ -109,74 +60,70 @@ def _rule_order(number: str) -> tuple[Any, ...]:
     return (*parts, rest)
 
 
-def research_engine(changes: tuple[str, ...] = (), paired: bool = False) -> Engine:
-    """The engine (every version, ``changes``) with show.lp's projection replaced
-    (``paired``: by the one that shows only what differs between 2i and 2i+1)."""
-    return _research_engine(tuple(changes), paired, catalog.versions())
+def research_engine(changes: tuple[str, ...] = ()) -> Engine:
+    """The engine (every version, ``changes``) research judges with: raw times, no cache."""
+    return _research_engine(tuple(changes), catalog.versions())
 
 
 @cache
-def _research_engine(changes: tuple[str, ...], paired: bool,
-                     versions: tuple[catalog.Version, ...]) -> Engine:
-    return Engine(changes, fast=False, show=PAIRED_SHOW if paired else RESEARCH_SHOW)
+def _research_engine(changes: tuple[str, ...], versions: tuple[catalog.Version, ...]
+                     ) -> Engine:
+    return Engine(changes, fast=False)
 
 
-def _build_views(found: dict[Any, list[Atom]], nows: dict[int, int],
-                 objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
-    """Views by batch number from one model's shown atoms (``Engine.solve``: by
-    their first argument, the batch number, or the version of ``rnum``)."""
-    raw: dict[int, dict[Key, list[Any]]] = {}
-    numbers: dict[str, dict[str, str]] = {}
+def read_view(frame: Frame, atoms: list[Atom]) -> View:
+    """One snapshot's view from the research lens's atoms (show/research.lp)."""
+    raw: dict[Key, list[Any]] = {}
+    numbers: dict[str, str] = {}
 
-    def slot(s: int, key: Key) -> list[Any]:
-        entry = raw.setdefault(s, {}).get(key)
+    def slot(key: Key) -> list[Any]:
+        entry = raw.get(key)
         if entry is None:
-            entry = raw[s][key] = [set(), set()]
+            entry = raw[key] = [set(), set()]
         return entry
 
-    for s, atoms in found.items():
-        for name, args in atoms:
-            if name == "rnum":
-                group, number = str(args[0]), str(args[1])
-                known = numbers.setdefault(str(s), {})
-                if group not in known or _rule_order(number) < _rule_order(known[group]):
-                    known[group] = number
-            elif name in VALUE_FACTS:
-                slot(s, (name, args[0]))[0].add(args[1])
-            elif name == "rwhy":
-                slot(s, (args[1], args[0]))[1].add(args[2])
-            elif name == "rfate":
-                o, fate, group, t = args
-                if t <= nows.get(s, t):
-                    entry = slot(s, ("fate", o))
-                    entry[0].add(fate)
-                    entry[1].add(group)
-            elif name == "rchoice":
-                o, fact, chooser, group, p = args
-                entry = slot(s, ("choice", o, fact))
-                entry[0].add((chooser, p))
+    for name, args in atoms:
+        if name == "rnum":
+            group, number = str(args[0]), str(args[1])
+            if group not in numbers or _rule_order(number) < _rule_order(numbers[group]):
+                numbers[group] = number
+        elif name in VALUE_FACTS:
+            slot((name, args[0]))[0].add(args[1])
+        elif name == "rwhy":
+            slot((args[1], args[0]))[1].add(args[2])
+        elif name == "rfate":
+            o, fate, group, t = args
+            if t <= frame.now:
+                entry = slot(("fate", o))
+                entry[0].add(fate)
                 entry[1].add(group)
-            elif name == "rviol":
-                group, code, x, y = args
-                entry = slot(s, ("violation", code, x, y))
-                entry[0].add(True)
-                entry[1].add(group)
-    return _views_of(raw, numbers, objects, versions)
+        elif name == "rchoice":
+            o, fact, chooser, group, p = args
+            entry = slot(("choice", o, fact))
+            entry[0].add((chooser, p))
+            entry[1].add(group)
+        elif name == "rviol":
+            group, code, x, y = args
+            entry = slot(("violation", code, x, y))
+            entry[0].add(True)
+            entry[1].add(group)
+    view = View(cite=numbers, frame=frame)
+    for obj in frame.doc.get("objects", ()):
+        o = frame.names.of("o", obj["id"])
+        for fact in VALUE_FACTS:
+            view.facts[(fact, o)] = (None, frozenset())
+    for key, (values, groups) in raw.items():
+        view.facts[key] = (_freeze(key, values), frozenset(groups))
+    return view
 
 
-def _views_of(raw: dict[int, dict[Key, list[Any]]], numbers: dict[str, dict[str, str]],
-              objects: dict[int, list[int]], versions: dict[int, str]) -> dict[int, View]:
-    """``_build_views``' sets made into views: every object has its value facts."""
-    views: dict[int, View] = {}
-    for s, objs in objects.items():
-        view = View(cite=numbers.get(versions[s], {}))
-        for o in objs:
-            for fact in VALUE_FACTS:
-                view.facts[(fact, o)] = (None, frozenset())
-        for key, (values, groups) in raw.get(s, {}).items():
-            view.facts[key] = (_freeze(key, values), frozenset(groups))
-        views[s] = view
-    return views
+# The research lenses: views of one snapshot (RESEARCH), and of both sides of a
+# comparison in one grounding, snapshot i as 2i and 2i+1, showing only the value
+# facts that differ (PAIRED, lenses/paired.lp).  Every frame in one grounding, in
+# order (the pairs are neighbours); the snapshot's own times.
+RESEARCH = Lens("research", show="research", read=read_view, raw=True, together=True)
+PAIRED = Lens("paired", show="paired", files=("lenses/paired.lp",), read=read_view,
+              raw=True, together=True)
 
 
 def _freeze(key: Key, values: set[Any]) -> Any:
@@ -190,28 +137,11 @@ def _freeze(key: Key, values: set[Any]) -> Any:
     return tuple(sorted(values, key=str))
 
 
-@dataclass
-class _Batch:
-    """Facts of one grounding, and what reading its model needs per batch number."""
-
-    names: Names
-    facts: list[str] = field(default_factory=list)
-    nows: dict[int, int] = field(default_factory=dict)
-    objects: dict[int, list[int]] = field(default_factory=dict)
-    versions: dict[int, str] = field(default_factory=dict)
-
-    def add(self, doc: dict[str, Any], s: int, version: catalog.Version) -> None:
-        if "now" not in doc:  # computed once here, not again by snapshot_facts
-            doc = {**doc, "now": default_now(doc)}
-        assert s == len(self.facts), "batch numbers are the positions in the grounding"
-        self.facts.append(snapshot_facts(doc, "#", version.const, self.names))
-        self.nows[s] = doc["now"]
-        self.objects[s] = [self.names.of("o", obj["id"]) for obj in doc.get("objects", ())]
-        self.versions[s] = version.const
-
-    def solve(self, changes: Sequence[str] = (), paired: bool = False) -> dict[int, View]:
-        found = research_engine(tuple(changes), paired).solve(self.facts)
-        return _build_views(found, self.nows, self.objects, self.versions)
+def _frames(docs: Sequence[dict[str, Any]], versions: Sequence[catalog.Version],
+            names: Names) -> list[Frame]:
+    """Each document under each version in turn, numbered by one ``names``."""
+    engine = research_engine()
+    return [engine.frame(doc, v, raw=True, names=names) for doc in docs for v in versions]
 
 
 def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog.Version,
@@ -219,35 +149,24 @@ def judge_pairs(docs: Sequence[dict[str, Any]], v1: catalog.Version, v2: catalog
     """Judge valid snapshots under ``v1`` and under ``v2`` with ``changes``.
 
     Without changes: one grounding, snapshot ``i`` is ``2i`` under ``v1`` and
-    ``2i+1`` under ``v2``.  With changes: one grounding per side (one ``Names``).
+    ``2i+1`` under ``v2`` (the paired lens).  With changes: one grounding per side
+    (one ``Names``).
     """
     names = Names()
-    empty = View()
     if not changes:
-        batch = _Batch(names)
-        for i, doc in enumerate(docs):
-            batch.add(doc, 2 * i, v1)
-            batch.add(doc, 2 * i + 1, v2)
-        views = batch.solve(paired=True)
-        return [(views.get(2 * i, empty), views.get(2 * i + 1, empty))
-                for i in range(len(docs))], names
-    sides: list[dict[int, View]] = []
-    for version, layered in ((v1, ()), (v2, tuple(changes))):
-        batch = _Batch(names)
-        for i, doc in enumerate(docs):
-            batch.add(doc, i, version)
-        sides.append(batch.solve(layered))
-    return [(sides[0].get(i, empty), sides[1].get(i, empty)) for i in range(len(docs))], names
+        views = research_engine().judge(_frames(docs, (v1, v2), names), PAIRED)
+        return list(zip(views[0::2], views[1::2], strict=True)), names
+    before = research_engine().judge(_frames(docs, (v1,), names), RESEARCH)
+    after = research_engine(tuple(changes)).judge(_frames(docs, (v2,), names), RESEARCH)
+    return list(zip(before, after, strict=True)), names
 
 
 def judge_one(docs: Sequence[dict[str, Any]], version: catalog.Version,
               changes: Sequence[str] = ()) -> tuple[list[View], Names]:
     """Judge valid snapshots under one version (with ``changes``): one grounding."""
-    batch = _Batch(Names())
-    for i, doc in enumerate(docs):
-        batch.add(doc, i, version)
-    views = batch.solve(tuple(changes))
-    return [views.get(i, View()) for i in range(len(docs))], batch.names
+    names = Names()
+    return research_engine(tuple(changes)).judge(_frames(docs, (version,), names),
+                                                 RESEARCH), names
 
 
 # ---------------------------------------------------------------------------------
