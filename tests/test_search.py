@@ -439,6 +439,8 @@ def test_one_ordering_per_class_is_fewer_snapshots() -> None:
                   (2, 2, 0)) == 2424 < _count(loose, (2, 2, 0)) == 4146
     assert _count(reduced, (2, 1, 1)) == 132 < _count(text, (2, 1, 1)) == 252
     assert _count(reduced, (2, 1, 0)) == _count(text, (2, 1, 0)) == 108
+    # two objects and one effect: ties (the same time for two events) are classes too
+    assert _count(reduced, (2, 2, 1)) == 2936
 
 
 def test_the_orderings_lemma_holds_for_every_invariant_in_every_version() -> None:

@@ -180,8 +180,11 @@ class Search:
         # threads, each searches its own part of the space (--parallel-mode split):
         # 1.6x faster in wall time on 2 cores for the size-4 proof (BENCHMARKS.md).
         parallel = [f"--parallel-mode={threads},split"] if threads > 1 else []
+        # An explicit --configuration in ``options`` (a benchmark's) replaces trendy.
+        configuration = [] if any(o.startswith("--configuration") for o in options) \
+            else ["--configuration=trendy"]
         self.ctl = clingo.Control(
-            ["--warn=none", "--configuration=trendy", *parallel,
+            ["--warn=none", *configuration, *parallel,
              f"--opt-mode={'opt' if fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
