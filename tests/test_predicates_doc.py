@@ -346,7 +346,8 @@ def test_output_table_matches_show_lp() -> None:
 
 
 def test_every_output_is_read_by_build_ruling() -> None:
-    read = set(ruling._RulingReader.READ)  # build_ruling reads each shown predicate through this table
+    # build_ruling reads each shown predicate through this table
+    read = set(ruling._RulingReader.READ)
     unread = sorted(p for p in shown() if p.split("/")[0] not in read)
     assert not unread, f"shown by encodings/show.lp but never read by build_ruling: {unread}"
     rows = documented(OUTPUT)
