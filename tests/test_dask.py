@@ -6,17 +6,24 @@ worker: one local cluster at a time.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_batch import CLI, EXAMPLES, HOSTILE, PATIENCE, jsonl
 
+from mtgcontrol.batch import dask_runner
+from mtgcontrol.batch.dask_runner import DaskRunner
+from mtgcontrol.batch.judge import Settings, judge_lines
+from mtgcontrol.batch.workers import WorkersFailed
 from mtgcontrol.cli import main
 
 pytest.importorskip("distributed")
@@ -177,6 +184,73 @@ def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
     assert target.read_bytes() == expected
     assert stderr.strip().splitlines() == [stderr.strip().splitlines()[-1]], stderr  # summary
     assert "distributed" not in stderr and "Warning" not in stderr, stderr
+
+
+def run_losing_every_worker(runner: DaskRunner, close_workers: Callable[[], None],
+                            lines: list[bytes]) -> list[Any]:
+    """``runner`` judging ``lines`` two at a time; every worker of its cluster closed for
+    good (``close_workers``) once the first chunks are out: what it yielded, or the
+    exception that ended it (a run that does not end within PATIENCE fails the test)."""
+    ended: list[Any] = []
+
+    def chunks() -> Iterator[list[tuple[int, bytes]]]:
+        for start in range(0, len(lines), 2):
+            if start == 4:
+                close_workers()
+            yield list(enumerate(lines[start:start + 2], start + 1))
+
+    def judge() -> None:
+        try:
+            ended.extend(runner.run(chunks()))
+        except Exception as err:  # noqa: BLE001 - the test looks at it
+            ended.append(err)
+
+    thread = threading.Thread(target=judge, daemon=True)  # daemon: a hang cannot hold pytest
+    thread.start()
+    thread.join(PATIENCE)
+    assert not thread.is_alive(), f"the run still waits for its lost workers after {PATIENCE} s"
+    return ended
+
+
+@pytest.fixture
+def no_worker_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_runner, "WAIT_FOR_WORKERS", 5.0)
+    monkeypatch.setattr(dask_runner, "POLL", 0.5)
+
+
+LINES = [json.dumps(doc).encode() for doc in EXAMPLES] * 2
+
+
+@pytest.mark.usefixtures("no_worker_patience")
+def test_a_local_cluster_left_without_workers_gets_new_ones() -> None:
+    """Nannies that gave up (closed: as when their fork server died while they restarted
+    a killed worker) leave no worker; the run used to wait for one forever."""
+    runner = DaskRunner("local", Settings(batch_size=2), 2)
+
+    def close_nannies() -> None:
+        for nanny in list(runner._cluster.workers.values()):
+            runner._cluster.sync(nanny.close)
+
+    ended = run_losing_every_worker(runner, close_nannies, LINES)
+    assert [line for chunk in ended for _, line in chunk] == \
+        [line for _, line in judge_lines(list(enumerate(LINES, 1)), Settings(batch_size=2))]
+    assert runner._revivals < dask_runner.REVIVALS
+
+
+@pytest.mark.usefixtures("no_worker_patience")
+def test_a_remote_cluster_left_without_workers_ends_the_run_with_one_message() -> None:
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        runner = DaskRunner(cluster.scheduler_address, Settings(batch_size=2))
+
+        def close_workers() -> None:
+            for worker in list(cluster.workers.values()):
+                cluster.sync(worker.close)
+
+        ended = run_losing_every_worker(runner, close_workers, LINES)
+    assert isinstance(ended[-1], WorkersFailed), ended
+    assert str(ended[-1]).startswith("the Dask cluster has had no worker for 5 s"), ended[-1]
 
 
 def free_port() -> int:
