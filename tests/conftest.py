@@ -7,7 +7,7 @@ import pytest
 
 # Dask: one local cluster at a time, so two clusters never compete for the workers' cores.
 # (test_readme.py runs apart, after the parallel run: tasks.py.)
-GROUPS = {"test_dask.py": "dask", "test_dask_worker_loss.py": "dask"}
+GROUPS = {"test_dask.py": "dask"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups

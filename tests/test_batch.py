@@ -403,3 +403,41 @@ def test_check_over_a_corpus_names_file_and_line(tmp_path: Path) -> None:
     ok = tmp_path / "ok.jsonl"
     ok.write_text(jsonl(EXAMPLES[:1]))
     assert run_cli("check", str(ok)).returncode == 0
+
+
+LOST_SEMAPHORE = '''
+import multiprocessing, multiprocessing.synchronize as sync
+from mtgcontrol.batch.workers import PRELOAD
+
+class GoneLock(sync.Lock):
+    """Pickles as a semaphore its parent has already dropped."""
+    def __getstate__(self):
+        handle, kind, maxvalue, _ = super().__getstate__()
+        return handle, kind, maxvalue, "/mtgcontrol-test-gone"
+
+def nothing(lock):
+    pass
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    child = context.Process(target=nothing, args=(GoneLock(ctx=context),))
+    child.start()
+    child.join(120)
+    print(child.exitcode)
+'''
+
+
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="no fork server on this platform")
+def test_a_worker_forked_after_its_parent_dropped_its_semaphore_prints_no_traceback(
+        tmp_path: Path) -> None:
+    """A Dask nanny closed while it restarts a killed worker (a run ending) leaves the fork
+    server a child that cannot rebuild its start semaphore; the fork server printed its
+    FileNotFoundError traceback on the user's terminal (batch/preload.py silences it)."""
+    script = tmp_path / "lost_semaphore.py"
+    script.write_text(LOST_SEMAPHORE)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=PATIENCE)
+    assert out.stdout.strip() == "1", out  # the child did die of it
+    assert out.stderr == "", out.stderr

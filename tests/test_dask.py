@@ -1,19 +1,29 @@
 """``batch --dask``: real Dask clusters (LocalCluster, or a scheduler and a worker started
 as their own processes on 127.0.0.1) give the bytes of a local run, survive the loss of
-their workers, fail cleanly when they cannot start, and stay quiet."""
+their workers (one after another, or all of them round after round), fail cleanly when
+they cannot start, and stay quiet.  (tests/conftest.py keeps these tests on one xdist
+worker: one local cluster at a time.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_batch import CLI, EXAMPLES, HOSTILE, PATIENCE, jsonl
 
+from mtgcontrol.batch import dask_runner
+from mtgcontrol.batch.dask_runner import DaskRunner
+from mtgcontrol.batch.judge import Settings, judge_lines
+from mtgcontrol.batch.workers import WorkersFailed
 from mtgcontrol.cli import main
 
 pytest.importorskip("distributed")
@@ -52,7 +62,13 @@ def dask_workers(pid: int) -> list[psutil.Process]:
     return found
 
 
-def wait_until(condition, proc: subprocess.Popen, what: str) -> None:  # noqa: ANN001
+def fork_servers(pid: int) -> list[psutil.Process]:
+    """The fork server a run started for its Dask workers (when the platform has one)."""
+    return [child for child in psutil.Process(pid).children()
+            if "forkserver" in " ".join(child.cmdline())]
+
+
+def wait_until(condition: Callable[[], bool], proc: subprocess.Popen, what: str) -> None:
     deadline = time.monotonic() + PATIENCE
     while not condition():
         if proc.poll() is not None:
@@ -62,70 +78,179 @@ def wait_until(condition, proc: subprocess.Popen, what: str) -> None:  # noqa: A
         time.sleep(0.05)
 
 
-def test_every_original_worker_killed_one_after_another_loses_nothing(tmp_path: Path) -> None:
+StartDaskBatch = Callable[[Path, Path, int], subprocess.Popen]
+
+
+@pytest.fixture
+def start_dask_batch() -> Iterator[StartDaskBatch]:
+    """``start_dask_batch(source, target, batch_size)``: ``batch --dask local --workers 2``
+    started, returned once both workers run and a first chunk is written; a run still
+    going when the test ends is killed."""
+    runs: list[subprocess.Popen] = []
+
+    def start(source: Path, target: Path, batch_size: int) -> subprocess.Popen:
+        proc = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--batch-size",
+                                 str(batch_size), "--dask", "local", "--workers", "2"],
+                                stderr=subprocess.PIPE, text=True)
+        runs.append(proc)
+        wait_until(lambda: len(dask_workers(proc.pid)) == 2 and lines_in(target) >= batch_size,
+                   proc, "two workers and a first chunk")
+        return proc
+
+    yield start
+    for proc in runs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_every_original_worker_killed_one_after_another_loses_nothing(
+        tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
     """Each of the two first workers is killed mid-run; their replacements (the nannies
     restart them) judge the rest, settings included, and the bytes are a local run's."""
     source = corpus(tmp_path, 8)
     expected = reference(tmp_path, source, 2)
     target = tmp_path / "dask.jsonl"
-    proc = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--batch-size", "2",
-                             "--dask", "local", "--workers", "2"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: len(dask_workers(proc.pid)) == 2 and lines_in(target) >= 2, proc,
-                   "two workers and a first chunk")
-        originals = dask_workers(proc.pid)
-        for number, worker in enumerate(originals):
-            wait_until(lambda n=number: lines_in(target) >= 2 + 8 * n, proc, "more lines")
-            worker.kill()
-        _, stderr = proc.communicate(timeout=PATIENCE)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = start_dask_batch(source, target, 2)
+    originals = dask_workers(proc.pid)
+    for number, worker in enumerate(originals):
+        wait_until(lambda n=number: lines_in(target) >= 2 + 8 * n, proc, "more lines")
+        worker.kill()
+    _, stderr = proc.communicate(timeout=PATIENCE)
     assert not any(w.is_running() for w in originals)
     assert proc.returncode == 1, stderr  # the hostile lines are error records
     assert "Traceback" not in stderr and "CancelledError" not in stderr, stderr
     assert target.read_bytes() == expected
 
 
-def test_a_cluster_whose_workers_die_as_they_start_is_a_clean_exit_2(tmp_path: Path) -> None:
+def test_a_run_survives_every_worker_being_killed_again_and_again(
+        tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
+    """Both workers killed at once, then both replacements, then theirs with the fork
+    server that forks them (nannies whose restart then fails leave the cluster without
+    workers: the run once waited forever there): the run ends by itself with every line
+    judged, the bytes of a local run and one summary line."""
+    source = corpus(tmp_path, 128)  # 900 lines: long enough for three rounds under load
+    expected = reference(tmp_path, source, 5)
+    target = tmp_path / "dask.jsonl"
+    proc = start_dask_batch(source, target, 5)
+    killed: set[int] = set()
+    for last in (False, False, True):
+        wait_until(lambda: len([w for w in dask_workers(proc.pid) if w.pid not in killed]) == 2,
+                   proc, "two new workers")
+        for worker in dask_workers(proc.pid) + (fork_servers(proc.pid) if last else []):
+            killed.add(worker.pid)
+            worker.kill()
+    _, stderr = proc.communicate(timeout=PATIENCE)
+    assert proc.returncode == 1, stderr  # the hostile lines are error records
+    assert target.read_bytes() == expected
+    assert len(stderr.strip().splitlines()) == 1, stderr  # the summary; no traceback
+
+
+@pytest.mark.parametrize("preload", [
+    "die_at_start.py",  # the worker process exits as it starts
+    "no_such_module_mtg",  # the worker cannot import its preload module
+])
+def test_a_cluster_whose_workers_cannot_start_is_one_line_and_exit_2(
+        tmp_path: Path, preload: str) -> None:
     source = corpus(tmp_path, 1, 0)
-    die = tmp_path / "die_at_start.py"
-    die.write_text("import os\nos._exit(3)\n")
+    if preload.endswith(".py"):
+        (tmp_path / preload).write_text("import os\nos._exit(3)\n")
+        preload = str(tmp_path / preload)
     out = subprocess.run([*CLI, "batch", str(source), "--dask", "local", "--workers", "2"],
                          capture_output=True, text=True, timeout=PATIENCE, env={
-                             **os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": f"['{die}']"})
+                             **os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": f"['{preload}']",
+                             "DASK_DISTRIBUTED__DEPLOY__LOST_WORKER_TIMEOUT": "5s"})
     assert out.returncode == 2, out.stderr
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mtgcontrol: "), out.stderr
-    assert "local Dask cluster" in lines[0]
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("mtgcontrol: could not start a local Dask cluster"), out.stderr
 
 
-def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(tmp_path: Path) -> None:
+def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
+        tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
     source = corpus(tmp_path, 4)
     expected = reference(tmp_path, source, 3)
     target = tmp_path / "dask.jsonl"
     # a run with a worker killed is the one where Dask has most to warn about
-    proc = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--batch-size", "3",
-                             "--dask", "local", "--workers", "2"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: len(dask_workers(proc.pid)) == 2 and lines_in(target) >= 3, proc,
-                   "two workers and a first chunk")
-        listening = {c.laddr.port for p in [psutil.Process(proc.pid), *psutil.Process(
-            proc.pid).children(recursive=True)] for c in p.net_connections("tcp")
-            if c.status == psutil.CONN_LISTEN}
-        dask_workers(proc.pid)[0].kill()
-        _, stderr = proc.communicate(timeout=PATIENCE)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = start_dask_batch(source, target, 3)
+    listening = {c.laddr.port for p in [psutil.Process(proc.pid), *psutil.Process(
+        proc.pid).children(recursive=True)] for c in p.net_connections("tcp")
+        if c.status == psutil.CONN_LISTEN}
+    dask_workers(proc.pid)[0].kill()
+    _, stderr = proc.communicate(timeout=PATIENCE)
     assert 8787 not in listening  # Dask's dashboard port
     assert proc.returncode == 1, stderr
     assert target.read_bytes() == expected
     assert stderr.strip().splitlines() == [stderr.strip().splitlines()[-1]], stderr  # summary
     assert "distributed" not in stderr and "Warning" not in stderr, stderr
+
+
+def run_losing_every_worker(runner: DaskRunner, close_workers: Callable[[], None],
+                            lines: list[bytes]) -> list[Any]:
+    """``runner`` judging ``lines`` two at a time; every worker of its cluster closed for
+    good (``close_workers``) once the first chunks are out: what it yielded, or the
+    exception that ended it (a run that does not end within PATIENCE fails the test)."""
+    ended: list[Any] = []
+
+    def chunks() -> Iterator[list[tuple[int, bytes]]]:
+        for start in range(0, len(lines), 2):
+            if start == 4:
+                close_workers()
+            yield list(enumerate(lines[start:start + 2], start + 1))
+
+    def judge() -> None:
+        try:
+            ended.extend(runner.run(chunks()))
+        except Exception as err:  # noqa: BLE001 - the test looks at it
+            ended.append(err)
+
+    thread = threading.Thread(target=judge, daemon=True)  # daemon: a hang cannot hold pytest
+    thread.start()
+    thread.join(PATIENCE)
+    assert not thread.is_alive(), f"the run still waits for its lost workers after {PATIENCE} s"
+    return ended
+
+
+@pytest.fixture
+def no_worker_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_runner, "WAIT_FOR_WORKERS", 5.0)
+    monkeypatch.setattr(dask_runner, "POLL", 0.5)
+
+
+LINES = [json.dumps(doc).encode() for doc in EXAMPLES] * 2
+
+
+@pytest.mark.usefixtures("no_worker_patience")
+def test_a_local_cluster_left_without_workers_gets_new_ones() -> None:
+    """Nannies that gave up (closed: as when their fork server died while they restarted
+    a killed worker) leave no worker; the run used to wait for one forever."""
+    runner = DaskRunner("local", Settings(batch_size=2), 2)
+
+    def close_nannies() -> None:
+        for nanny in list(runner._cluster.workers.values()):
+            runner._cluster.sync(nanny.close)
+
+    ended = run_losing_every_worker(runner, close_nannies, LINES)
+    assert [line for chunk in ended for _, line in chunk] == \
+        [line for _, line in judge_lines(list(enumerate(LINES, 1)), Settings(batch_size=2))]
+    assert runner._revivals < dask_runner.REVIVALS
+
+
+@pytest.mark.usefixtures("no_worker_patience")
+def test_a_remote_cluster_left_without_workers_ends_the_run_with_one_message() -> None:
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        runner = DaskRunner(cluster.scheduler_address, Settings(batch_size=2))
+
+        def close_workers() -> None:
+            for worker in list(cluster.workers.values()):
+                cluster.sync(worker.close)
+
+        ended = run_losing_every_worker(runner, close_workers, LINES)
+    assert isinstance(ended[-1], WorkersFailed), ended
+    assert str(ended[-1]).startswith("the Dask cluster has had no worker for 5 s"), ended[-1]
 
 
 def free_port() -> int:

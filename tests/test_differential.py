@@ -2,8 +2,9 @@
 
 Fast: times replaced by their ranks, card types no rule reads left out,
 snapshots judged before answered from the cache.  Plain (``fast=False``): raw
-timestamps, every type, no cache.  Compared on 2,000 generated snapshots (the benchmark
-generator, small and realistic 20-object ones) and on every scenario file; and
+timestamps, every type, no cache.  Compared on 1,300 generated snapshots (the benchmark
+generator: 1,000 small ones and 300 realistic 20-object ones, three times dearer each) and
+on every scenario file; and
 a ruling is the same alone, in any batch, with any batch size.
 """
 
@@ -39,7 +40,9 @@ def generated() -> list[dict]:
     make = corpus_module()
     rng = random.Random(8)
     docs = [make.Builder(rng, i).build() for i in range(1000)]
-    docs += [make.realistic(rng, 1000 + i) for i in range(1000)]
+    # the first 300 of the 1,000 realistic ones this test used to judge (same seed): the
+    # 1,000 were three quarters of the suite's CPU time for this file
+    docs += [make.realistic(rng, 1000 + i) for i in range(300)]
     return docs
 
 
@@ -58,7 +61,8 @@ def test_fast_and_plain_paths_agree_on_generated_snapshots(generated: list[dict]
     assert not differ, f"{len(differ)} snapshot(s) differ, e.g. {differ[:5]}"
     # The corpus exercises the fast path: ranked times.
     version = catalog.newest()
-    assert sum(Frame.of(d, version, True).clock is not PLAIN_CLOCK for d in generated) > 1500
+    assert sum(Frame.of(d, version, True).clock is not PLAIN_CLOCK for d in generated) > \
+        0.75 * len(generated)
 
 
 def test_fast_and_plain_paths_agree_on_every_scenario() -> None:

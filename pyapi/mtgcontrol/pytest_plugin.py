@@ -67,15 +67,12 @@ class ScenarioItem(pytest.Item):
         self.version = version
 
     def runtest(self) -> None:
-        from .engine.api import InputError, adjudicate
-        from .engine.solve import load_changes
+        from .engine.api import InputError
 
-        changes = load_changes(self.config.getoption("--mtgcontrol-change"))
-        try:
-            ruling = adjudicate(self.scenario.snapshot, rules=self.version, changes=changes)
-        except InputError as err:
+        ruling = _ruling(self)
+        if isinstance(ruling, InputError):
             raise ScenarioFailure(str(self.version), [f"bad snapshot: {p}"
-                                                      for p in err.problems]) from None
+                                                      for p in ruling.problems]) from None
         found = mismatches(ruling, expectations(self.scenario, ruling.rules))
         if found:
             raise ScenarioFailure(ruling.rules, found)
@@ -91,3 +88,38 @@ class ScenarioItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"scenario {self.path.name} [{self.version or 'newest'}]"
+
+
+_RULINGS = pytest.StashKey[dict[tuple[Path, "str | None"], Any]]()
+
+
+def _ruling(item: ScenarioItem) -> Any:
+    """The item's ruling (or the InputError of its snapshot), judged in one grounding with
+    every other scenario of its folder and CR version this session runs: a grounding's
+    fixed cost dominates a small snapshot's, and a ruling is the same bytes alone or in a
+    batch.  Should the batch's judging raise, each of them is judged alone."""
+    from .engine.api import ErrorRecord, InputError, adjudicate, adjudicate_many
+    from .engine.solve import load_changes
+
+    changes = load_changes(item.config.getoption("--mtgcontrol-change"))
+    cache = item.session.stash.setdefault(_RULINGS, {})
+    key = (item.path, item.version)
+    if key not in cache:
+        peers = {(peer.path, peer.version): peer for peer in item.session.items
+                 if isinstance(peer, ScenarioItem) and peer.version == item.version
+                 and peer.path.parent == item.path.parent
+                 and (peer.path, peer.version) not in cache}
+        try:
+            judged: list[Any] = list(adjudicate_many(
+                [(peer.scenario.snapshot, "snapshot") for peer in peers.values()],
+                item.version, changes))
+        except Exception:  # noqa: BLE001 - then each scenario alone says what is wrong
+            judged = [None] * len(peers)
+        cache.update(zip(peers, judged, strict=True))
+    found = cache.pop(key, None)
+    if found is None:
+        try:
+            return adjudicate(item.scenario.snapshot, rules=item.version, changes=changes)
+        except InputError as err:
+            return err
+    return InputError(found.problems) if isinstance(found, ErrorRecord) else found

@@ -389,19 +389,41 @@ class _Pair:
     """The normalised rule texts are equal (renumbering aside, the rule is the same)."""
 
 
-def _match(  # noqa: C901 - to split (issue 19)
-        old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | None], bool],
+@dataclass
+class _Matching:
+    """The pairs found so far and the rules of each side still unmatched."""
+
+    free_old: dict[str, Rule]
+    free_new: dict[str, Rule]
+    pairs: list[_Pair] = field(default_factory=list)
+
+    def take(self, o: Rule, n: Rule, how: str, via: str = "") -> None:
+        del self.free_old[o.number], self.free_new[n.number]
+        self.pairs.append(_Pair(o, n, how, via))
+
+
+def _match(old: CRText, new: CRText, relevant: Callable[[Rule | None, Rule | None], bool],
            groups: tuple[dict[str, catalog.CatalogRule], dict[str, catalog.CatalogRule]]
            ) -> list[_Pair]:
-    pairs: list[_Pair] = []
-    free_old = {r.number: r for r in old.rules}
-    free_new = {r.number: r for r in new.rules}
+    """Pair the rules of `old` and `new`, stage by stage; each stage matches only what the
+    earlier ones left; the rules left at the end are unmatched (added or removed)."""
+    m = _Matching({r.number: r for r in old.rules}, {r.number: r for r in new.rules})
+    _match_text(m, old, new)
+    _match_catalog_group(m, groups)
+    _match_number(m)
+    _match_similarity(m, relevant)
+    _match_cross_reference(m)
+    pairs = m.pairs
+    pairs.extend(_Pair(o, None) for o in m.free_old.values())
+    pairs.extend(_Pair(None, n) for n in m.free_new.values())
+    for pair in pairs:
+        if pair.old is not None and pair.new is not None:
+            pair.same_text = normalise(pair.old.text) == normalise(pair.new.text)
+    return pairs
 
-    def take(o: Rule, n: Rule, how: str, via: str = "") -> None:
-        del free_old[o.number], free_new[n.number]
-        pairs.append(_Pair(o, n, how, via))
 
-    # 1. identical normalised text; the same number first when a text repeats
+def _match_text(m: _Matching, old: CRText, new: CRText) -> None:
+    """1. Identical normalised text; the same number first when a text repeats."""
     by_text: dict[str, list[Rule]] = defaultdict(list)
     for r in new.rules:
         by_text[normalise(r.text)].append(r)
@@ -410,39 +432,48 @@ def _match(  # noqa: C901 - to split (issue 19)
         same = [n for n in candidates if n.number == o.number]
         if same:
             candidates.remove(same[0])
-            take(o, same[0], "text")
-    for o in list(free_old.values()):
+            m.take(o, same[0], "text")
+    for o in list(m.free_old.values()):
         candidates = by_text.get(normalise(o.text), [])
         if candidates:
-            take(o, candidates.pop(0), "text")
+            m.take(o, candidates.pop(0), "text")
 
-    # 2. the same catalog group (the catalog says they are the same rule)
+
+def _match_catalog_group(
+        m: _Matching,
+        groups: tuple[dict[str, catalog.CatalogRule], dict[str, catalog.CatalogRule]]) -> None:
+    """2. The same catalog group (the catalog says they are the same rule)."""
     new_by_group = {entry.group: number for number, entry in groups[1].items()}
-    for number, o in list(free_old.items()):
+    for number, o in list(m.free_old.items()):
         entry = groups[0].get(number)
         target = new_by_group.get(entry.group) if entry else None
-        if target is not None and target in free_new:
-            take(o, free_new[target], "catalog group")
+        if target is not None and target in m.free_new:
+            m.take(o, m.free_new[target], "catalog group")
 
-    # 3. the same number, when the texts are not unrelated
-    for number, o in list(free_old.items()):
-        n = free_new.get(number)
+
+def _match_number(m: _Matching) -> None:
+    """3. The same number, when the texts are not unrelated."""
+    for number, o in list(m.free_old.items()):
+        n = m.free_new.get(number)
         if n is not None and _ratio(normalise(o.text), normalise(n.text)) >= NUMBER_FLOOR:
-            take(o, n, "number")
+            m.take(o, n, "number")
 
-    # 4. best similarity among the unmatched, greedily
-    # (a ratio over words, cheap, screens the pairs first: it is never far below the ratio
-    # over characters for texts as alike as SIMILARITY)
+
+def _match_similarity(m: _Matching,
+                      relevant: Callable[[Rule | None, Rule | None], bool]) -> None:
+    """4. Best similarity among the unmatched, greedily (a ratio over words, cheap, screens
+    the pairs first: it is never far below the ratio over characters for texts as alike as
+    SIMILARITY)."""
     scored: list[tuple[float, str, str]] = []
     words = difflib.SequenceMatcher(None, autojunk=False)
     chars = difflib.SequenceMatcher(None, autojunk=False)
-    old_relevant = {number: relevant(o, None) for number, o in free_old.items()}
-    for n in free_new.values():
+    old_relevant = {number: relevant(o, None) for number, o in m.free_old.items()}
+    for n in m.free_new.values():
         b = normalise(n.text)
         words.set_seq2(b.split())
         chars.set_seq2(b)
         new_relevant = relevant(None, n)
-        for o in free_old.values():
+        for o in m.free_old.values():
             if not new_relevant and not old_relevant[o.number]:
                 continue
             a = normalise(o.text)
@@ -454,14 +485,17 @@ def _match(  # noqa: C901 - to split (issue 19)
             if chars.quick_ratio() >= SIMILARITY and (ratio := chars.ratio()) >= SIMILARITY:
                 scored.append((ratio, o.number, n.number))
     for _, o_num, n_num in sorted(scored, key=lambda s: (-s[0], _sort_key(s[1]))):
-        if o_num in free_old and n_num in free_new:
-            take(free_old[o_num], free_new[n_num], "similarity")
+        if o_num in m.free_old and n_num in m.free_new:
+            m.take(m.free_old[o_num], m.free_new[n_num], "similarity")
 
-    # 5. cross-reference evidence from the matched pairs
+
+def _match_cross_reference(m: _Matching) -> None:
+    """5. Cross-reference evidence from the matched pairs: an old reference X that every
+    matched pair changed to the same Y (and nothing else to Y) pairs rule X with rule Y."""
     evidence: dict[str, set[str]] = defaultdict(set)
     backwards: dict[str, set[str]] = defaultdict(set)
     witness: dict[str, str] = {}
-    for pair in pairs:
+    for pair in m.pairs:
         assert pair.old is not None and pair.new is not None
         for x, y in _reference_changes(pair.old.text, pair.new.text)[0]:
             evidence[x].add(y)
@@ -471,18 +505,11 @@ def _match(  # noqa: C901 - to split (issue 19)
         if len(ys) != 1:
             continue
         (y,) = ys
-        if backwards[y] != {x} or x not in free_old or y not in free_new:
+        if backwards[y] != {x} or x not in m.free_old or y not in m.free_new:
             continue
-        o, n = free_old[x], free_new[y]
+        o, n = m.free_old[x], m.free_new[y]
         if _ratio(normalise(o.text), normalise(n.text)) >= EVIDENCE_FLOOR:
-            take(o, n, "cross-reference", witness[x])
-
-    pairs.extend(_Pair(o, None) for o in free_old.values())
-    pairs.extend(_Pair(None, n) for n in free_new.values())
-    for pair in pairs:
-        if pair.old is not None and pair.new is not None:
-            pair.same_text = normalise(pair.old.text) == normalise(pair.new.text)
-    return pairs
+            m.take(o, n, "cross-reference", witness[x])
 
 
 _REFERENCE = re.compile(r"(?<![\d.])\d{3}(?:\.\d+[a-z]?)?(?![\d])")

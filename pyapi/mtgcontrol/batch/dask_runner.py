@@ -17,6 +17,7 @@ becomes an error record, as with local workers.  Workers need ``mtgcontrol`` ins
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 import warnings
 from collections import deque
@@ -38,6 +39,10 @@ WAIT_FOR_WORKERS = 60.0
 """Seconds to wait for a first worker to join a remote scheduler."""
 CLOSE_TIMEOUT = 30.0
 """Seconds a closing client or cluster may take before the run exits anyway."""
+POLL = 5.0
+"""Seconds between two looks at the cluster while a partition is awaited."""
+REVIVALS = 3
+"""Times a local cluster left with no worker is given new ones before the run gives up."""
 
 
 def _judge(lines: list[Line], settings: Any) -> list[Result]:
@@ -60,6 +65,8 @@ class DaskRunner:
     settings: Any
     workers: int = 1
     _client: Any = field(default=None, init=False, repr=False)
+    _cluster: Any = field(default=None, init=False, repr=False)
+    _revivals: int = field(default=REVIVALS, init=False, repr=False)
     _keys: str = field(default_factory=lambda: uuid.uuid4().hex, init=False, repr=False)
     _submitted: int = field(default=0, init=False, repr=False)
 
@@ -71,7 +78,7 @@ class DaskRunner:
                                            "(pip install 'mtgcontrol[dask]')")]) from None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Dask's start-up advice is not the user's business
-            cluster, self._client = self._connect(Client, LocalCluster)
+            self._cluster, self._client = self._connect(Client, LocalCluster)
         try:
             window = IN_FLIGHT_PER_WORKER * max(1, len(self._client.scheduler_info()["workers"]))
             pending: deque[tuple[list[Line], Any]] = deque()
@@ -82,7 +89,7 @@ class DaskRunner:
             while pending:
                 yield self._result(*pending.popleft())
         finally:
-            _quiet_close(self._client, cluster)
+            _quiet_close(self._client, self._cluster)
 
     def _connect(self, client_type: Any, cluster_type: Any) -> tuple[Any, Any]:
         cluster = None
@@ -124,7 +131,7 @@ class DaskRunner:
         from distributed import KilledWorker
 
         try:
-            return future.result()
+            return self._wait(future)
         except KilledWorker as err:
             if len(lines) > 1:
                 alone = [([line], self._submit([line])) for line in lines]
@@ -138,6 +145,31 @@ class DaskRunner:
                 raise WorkersFailed(f"the Dask cluster keeps losing the partition from line "
                                     f"{lines[0][0]} ({_one_line(err)})") from None
             return self._result(lines, self._submit(lines), resubmits - 1)
+
+
+    def _wait(self, future: Any) -> list[Result]:
+        """The future's result, looking at the cluster every POLL seconds: when it has had
+        no worker for WAIT_FOR_WORKERS seconds (its workers died and none came back, e.g.
+        their fork server was killed too), a local cluster gets new workers (REVIVALS
+        times), a remote one ends the run (WorkersFailed) instead of waiting forever."""
+        seen = time.monotonic()
+        while True:
+            try:
+                return future.result(timeout=POLL)
+            except TimeoutError:
+                pass
+            if self._client.nthreads():
+                seen = time.monotonic()
+            elif time.monotonic() - seen >= WAIT_FOR_WORKERS:
+                if self._cluster is None or self._revivals <= 0:
+                    raise WorkersFailed(
+                        f"the Dask cluster has had no worker for {WAIT_FOR_WORKERS:.0f} s "
+                        "(its workers died and none replaced them); the lines written so "
+                        "far are whole") from None
+                self._revivals -= 1
+                self._cluster.scale(0)  # the nannies whose restart failed go, new ones come
+                self._cluster.scale(self.workers)
+                seen = time.monotonic()
 
 
 def _fast_local_workers() -> None:

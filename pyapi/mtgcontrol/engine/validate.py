@@ -20,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -462,45 +462,65 @@ def _convert_alternatives(error: ValidationError, path: Path) -> Iterator[tuple[
 # Stage 2: references (the document already matches the schema)
 
 
-def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:  # noqa: C901 - to split (issue 19)
-    players: dict[str, Path] = {}
-    for i, entry in enumerate(doc["players"]):
-        where: Path = ("players", i) if isinstance(entry, str) else ("players", i, "id")
-        pid: str = entry if isinstance(entry, str) else entry["id"]
-        if pid in players:
-            yield where, _again("player id", pid, players[pid])
-        else:
-            players[pid] = where
+@dataclass
+class _Ids:
+    """The first place of each player, object and effect id; the checks of a reference."""
 
-    objects_list: list[dict[str, Any]] = doc["objects"]
-    objects: dict[str, Path] = {}
-    for i, obj in enumerate(objects_list):
-        if obj["id"] in objects:
-            yield ("objects", i, "id"), _again("object id", obj["id"], objects[obj["id"]])
-        else:
-            objects[obj["id"]] = ("objects", i, "id")
+    players: dict[str, Path] = field(default_factory=dict)
+    objects: dict[str, Path] = field(default_factory=dict)
+    effects: dict[str, Path] = field(default_factory=dict)
 
-    effects: dict[str, Path] = {}
-    for i, eff in enumerate(doc["effects"]):
-        if eff["id"] in effects:
-            yield ("effects", i, "id"), _again("effect id", eff["id"], effects[eff["id"]])
-        else:
-            effects[eff["id"]] = ("effects", i, "id")
-
-    def player(value: object, where: Path) -> Iterator[tuple[Path, str]]:
-        if isinstance(value, str) and value not in players:
+    def player(self, value: object, where: Path) -> Iterator[tuple[Path, str]]:
+        if isinstance(value, str) and value not in self.players:
             yield where, f"a player id listed in $.players, got {_show(value)}"
 
-    def obj_ref(value: object, where: Path) -> Iterator[tuple[Path, str]]:
-        if isinstance(value, str) and value not in objects:
+    def object(self, value: object, where: Path) -> Iterator[tuple[Path, str]]:
+        if isinstance(value, str) and value not in self.objects:
             yield where, f"an object id listed in $.objects, got {_show(value)}"
 
-    if "active_player" in doc:
-        yield from player(doc["active_player"], ("active_player",))
 
+def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:
+    """Ids given twice, references to ids nobody lists, times out of order."""
+    ids = _Ids()
+    yield from _unique(
+        ((entry, ("players", i)) if isinstance(entry, str) else (entry["id"], ("players", i, "id"))
+         for i, entry in enumerate(doc["players"])),
+        "player id", ids.players)
+    yield from _unique(((obj["id"], ("objects", i, "id")) for i, obj in enumerate(doc["objects"])),
+                       "object id", ids.objects)
+    yield from _unique(((eff["id"], ("effects", i, "id")) for i, eff in enumerate(doc["effects"])),
+                       "effect id", ids.effects)
+    if "active_player" in doc:
+        yield from ids.player(doc["active_player"], ("active_player",))
+    yield from _turn_problems(doc.get("turns", []), ids)
+    abilities: dict[str, Path] = {}
+    for i, obj in enumerate(doc["objects"]):
+        yield from _object_problems(obj, ("objects", i), ids, abilities)
+    for i, eff in enumerate(doc["effects"]):
+        yield from _effect_problems(eff, ("effects", i), ids)
+    for i, claim in enumerate(doc.get("claims", [])):
+        here: Path = ("claims", i)
+        yield from ids.object(claim["object"], (*here, "object"))
+        for name in ("controller", "owner"):
+            if claim.get(name) is not None:
+                yield from ids.player(claim[name], (*here, name))
+
+
+def _unique(entries: Iterator[tuple[str, Path]], what: str,
+            first: dict[str, Path]) -> Iterator[tuple[Path, str]]:
+    """An id met again; `first` collects the first place of each id."""
+    for value, where in entries:
+        if value in first:
+            yield where, _again(what, value, first[value])
+        else:
+            first[value] = where
+
+
+def _turn_problems(turns: list[dict[str, Any]], ids: _Ids) -> Iterator[tuple[Path, str]]:
+    """Each turn's player is listed; turns start in time order."""
     previous: tuple[int, Path] | None = None
-    for i, turn in enumerate(doc.get("turns", [])):
-        yield from player(turn["player"], ("turns", i, "player"))
+    for i, turn in enumerate(turns):
+        yield from ids.player(turn["player"], ("turns", i, "player"))
         if previous is not None and turn["from"] <= previous[0]:
             yield (
                 ("turns", i, "from"),
@@ -512,68 +532,73 @@ def _reference_problems(doc: dict[str, Any]) -> Iterator[tuple[Path, str]]:  # n
             )
         previous = (turn["from"], ("turns", i, "from"))
 
-    abilities: dict[str, Path] = {}
-    for i, obj in enumerate(objects_list):
-        here: Path = ("objects", i)
-        for fields in PLAYER_REFS:  # the reference fields of vocabulary.OBJECT_REFS
-            if fields[0] in obj and (value := field_at(obj, fields)) is not None:
-                yield from player(value, (*here, *fields))
-        for fields in OBJECT_REFS:
-            if fields[0] in obj and (value := field_at(obj, fields)) is not None:
-                yield from obj_ref(value, (*here, *fields))
-        for fields, verb in (
-            (("attached_to",), "be attached to itself"),
-            (("left_battlefield", "attached_to"), "have been attached to itself"),
-            (("copy_of",), "be a copy of itself"),
-        ):
-            value = obj.get(fields[0])
-            if len(fields) == 2 and isinstance(value, dict):
-                value = value.get(fields[1])
-            if value == obj["id"]:
-                yield (
-                    (*here, *fields),
-                    (f"the id of another object (an object cannot {verb}), got {_show(value)}"),
-                )
-        yield from _phasing_order(obj.get("phasing", []), here)
-        control_effect = obj.get("entered", {}).get("spell_control_effect")
-        if control_effect is not None and control_effect not in effects:
+
+_SELF_REFERENCES = (
+    (("attached_to",), "be attached to itself"),
+    (("left_battlefield", "attached_to"), "have been attached to itself"),
+    (("copy_of",), "be a copy of itself"),
+)
+
+
+def _object_problems(obj: dict[str, Any], here: Path, ids: _Ids,
+                     abilities: dict[str, Path]) -> Iterator[tuple[Path, str]]:
+    """One object's references, phasing times and ability ids (`abilities` collects the
+    first place of each ability id across objects)."""
+    for fields in PLAYER_REFS:  # the reference fields of vocabulary.OBJECT_REFS
+        if fields[0] in obj and (value := field_at(obj, fields)) is not None:
+            yield from ids.player(value, (*here, *fields))
+    for fields in OBJECT_REFS:
+        if fields[0] in obj and (value := field_at(obj, fields)) is not None:
+            yield from ids.object(value, (*here, *fields))
+    for fields, verb in _SELF_REFERENCES:
+        value = obj.get(fields[0])
+        if len(fields) == 2 and isinstance(value, dict):
+            value = value.get(fields[1])
+        if value == obj["id"]:
             yield (
-                (*here, "entered", "spell_control_effect"),
-                (f"an effect id listed in $.effects, got {_show(control_effect)}"),
+                (*here, *fields),
+                (f"the id of another object (an object cannot {verb}), got {_show(value)}"),
             )
-        for j, ability in enumerate(obj.get("abilities", [])):
-            where_id: Path = (*here, "abilities", j, "id")
-            aid = ability["id"]
-            if aid in objects:
-                yield (
-                    where_id,
-                    (
-                        f"an ability id different from every object id, got {_show(aid)} "
-                        f"(the id of the object at {_format_path(objects[aid][:-1])})"
-                    ),
-                )
-            elif aid in abilities:
-                yield where_id, _again("ability id", aid, abilities[aid])
-            else:
-                abilities[aid] = where_id
-            if "granted_by" in ability:
-                yield from obj_ref(ability["granted_by"], (*here, "abilities", j, "granted_by"))
+    yield from _phasing_order(obj.get("phasing", []), here)
+    control_effect = obj.get("entered", {}).get("spell_control_effect")
+    if control_effect is not None and control_effect not in ids.effects:
+        yield (
+            (*here, "entered", "spell_control_effect"),
+            (f"an effect id listed in $.effects, got {_show(control_effect)}"),
+        )
+    for j, ability in enumerate(obj.get("abilities", [])):
+        yield from _ability_problems(ability, (*here, "abilities", j), ids, abilities)
 
-    for i, eff in enumerate(doc["effects"]):
-        here = ("effects", i)
-        yield from obj_ref(eff["source"], (*here, "source"))
-        for j, target in enumerate(eff.get("objects", [])):
-            yield from obj_ref(target, (*here, "objects", j))
-        for field in ("player", "controlled"):
-            if field in eff:
-                yield from player(eff[field], (*here, field))
 
-    for i, claim in enumerate(doc.get("claims", [])):
-        here = ("claims", i)
-        yield from obj_ref(claim["object"], (*here, "object"))
-        for field in ("controller", "owner"):
-            if claim.get(field) is not None:
-                yield from player(claim[field], (*here, field))
+def _ability_problems(ability: dict[str, Any], here: Path, ids: _Ids,
+                      abilities: dict[str, Path]) -> Iterator[tuple[Path, str]]:
+    """An ability id is unique and no object's id; its granting object is listed."""
+    where_id: Path = (*here, "id")
+    aid = ability["id"]
+    if aid in ids.objects:
+        yield (
+            where_id,
+            (
+                f"an ability id different from every object id, got {_show(aid)} "
+                f"(the id of the object at {_format_path(ids.objects[aid][:-1])})"
+            ),
+        )
+    elif aid in abilities:
+        yield where_id, _again("ability id", aid, abilities[aid])
+    else:
+        abilities[aid] = where_id
+    if "granted_by" in ability:
+        yield from ids.object(ability["granted_by"], (*here, "granted_by"))
+
+
+def _effect_problems(eff: dict[str, Any], here: Path, ids: _Ids) -> Iterator[tuple[Path, str]]:
+    """An effect's source, objects and players are listed."""
+    yield from ids.object(eff["source"], (*here, "source"))
+    for j, target in enumerate(eff.get("objects", [])):
+        yield from ids.object(target, (*here, "objects", j))
+    for name in ("player", "controlled"):
+        if name in eff:
+            yield from ids.player(eff[name], (*here, name))
 
 
 def _again(what: str, value: str, first: Path) -> str:
