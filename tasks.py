@@ -35,8 +35,9 @@ def run(*cmd: str) -> None:
 def setup(extra: str) -> None:
     if not (BIN / "python").exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
+    # editable: the suite and the linters see the working tree, not an installed copy
     run(str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        f".{extra}")
+        "--editable", f".{extra}")
 
 
 def demo() -> None:
