@@ -124,18 +124,19 @@ def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
 
 
 def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path: Path) -> None:
-    """At 3 / 3 / 2 the size-4 proof takes a minute here: 2 s of search stop before."""
+    """At 3 / 3 / 2 the size-4 proof takes a minute here: 2 s of search stop before (one
+    thread: a time limit in seconds of wall time costs half the CPU of two)."""
     start = time.perf_counter()
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
-                        "--time-limit", "2", "--quiet", "--format", "json")
+                        "--threads", "1", "--time-limit", "2", "--quiet", "--format", "json")
     assert time.perf_counter() - start < 120
     verdict = json.loads(out)["verdicts"][0]
     assert code == 1 and verdict["holds"] is None and "counterexample" not in verdict
     assert 0 <= verdict["proved_upto"] < 4
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
-                        "--time-limit", "2", "--quiet")
+                        "--threads", "1", "--time-limit", "2", "--quiet")
     assert code == 1 and "one-controller (Exactly one controller for each permanent and " \
         "spell): undecided beyond size" in out and "FAILED" not in out
     assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\)\)$",
@@ -143,7 +144,7 @@ def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path
     page = tmp_path / "verify.html"
     assert main(["verify", "--players", "3", "--objects", "3", "--effects", "2",
                  "--invariant", str(INVARIANT_DIR / "one-controller.lp"), "--time-limit", "1",
-                 "--quiet", "--format", "html", "-o", str(page)]) == 1
+                 "--threads", "1", "--quiet", "--format", "html", "-o", str(page)]) == 1
     assert "undecided within the time limit" in page.read_text()
     with pytest.raises(SystemExit) as usage:  # argparse: a usage error
         main(["verify", "--time-limit", "0", "--quiet"])
@@ -185,7 +186,8 @@ def test_a_signal_stops_a_long_proof_at_once(signum: int, code: int) -> None:
     solver runs (it waits in slices), not when the solve ends."""
     process = subprocess.Popen(
         [sys.executable, "-m", "mtgcontrol.cli", "verify", "--players", "3", "--objects", "3",
-         "--effects", "2", "--invariant", str(INVARIANT_DIR / "one-controller.lp")],
+         "--effects", "2", "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
+         "--threads", "1"],  # the proofs up to size 3: 37 s CPU on one thread, 52 on two
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     for line in process.stderr:  # progress: wait until the size-4 proof runs
