@@ -146,7 +146,6 @@ class DaskRunner:
                                     f"{lines[0][0]} ({_one_line(err)})") from None
             return self._result(lines, self._submit(lines), resubmits - 1)
 
-
     def _wait(self, future: Any) -> list[Result]:
         """The future's result, looking at the cluster every POLL seconds: when it has had
         no worker for WAIT_FOR_WORKERS seconds (its workers died and none came back, e.g.
