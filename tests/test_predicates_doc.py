@@ -5,7 +5,8 @@ in backticks) and compared with what the code really reads and writes:
 
 * input table  = `#defined` in encodings/base.lp, minus the three program inputs
   that are not snapshot facts (documented in the internal table), and = the
-  predicates facts.py emits (its `emit(f"name({s},...)")` calls, arity counted);
+  predicates facts.py writes (the readings of `facts.READINGS`, arity counted),
+  each row showing its `vocabulary.INPUTS` read text;
 * output table = what encodings/show/ruling.lp (the ruling lens) shows (`#show name/arity.` and
   `#show name(Args) : ...`), each read by ruling.build_ruling;
 * internal table: each predicate occurs with that arity in the encodings (in
@@ -24,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from mtgcontrol.engine import facts, ruling
+from mtgcontrol.engine.vocabulary import INPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "predicates.md"
 ENCODINGS = ROOT / "encodings"
-FACTS = ROOT / "pyapi" / "mtgcontrol" / "engine" / "facts.py"
 RULING = ROOT / "pyapi" / "mtgcontrol" / "engine" / "ruling.py"
 
 INPUT = "Input predicates"
@@ -214,68 +215,21 @@ def shown() -> set[str]:
 
 # --- facts.py --------------------------------------------------------------------
 
-HOLE = "\x00"
+def emitted() -> dict[str, int]:
+    """`name/arity` -> how many readings of facts.READINGS (the tree snapshot_facts
+    walks) write it: S, the head (the id of the record holding the field, if any),
+    then one per argument."""
+    found: dict[str, int] = defaultdict(int)
 
-
-def emitted() -> dict[str, set[str]]:
-    """`name/arity` -> the facts.py functions whose ``emit(f"...")`` writes it."""
-    tree = ast.parse(FACTS.read_text(encoding="utf-8"))
-    found: dict[str, set[str]] = defaultdict(set)
-    for func in tree.body:
-        if not isinstance(func, ast.FunctionDef):
-            continue
-        for node in ast.walk(func):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in ("emit", "_fields")):
-                continue
-            where = f"facts.py line {node.lineno} ({func.name})"
-            if func.name == "_fields":
-                continue  # the table reader: its facts are counted where a table is read
-            if node.func.id == "_fields":
-                for pred in table_predicates(node, where):
-                    found[pred].add(func.name)
-                continue
-            assert len(node.args) == 1 and isinstance(node.args[0], ast.JoinedStr), \
-                f"{where}: emit() is not called with one f-string; cannot read its predicate"
-            text, holes = "", []
-            for part in node.args[0].values:
-                if isinstance(part, ast.Constant):
-                    text += str(part.value)
-                else:
-                    assert isinstance(part, ast.FormattedValue)
-                    text += HOLE
-                    holes.append(part.value)
-            m = re.fullmatch(r"([a-z_]\w*)\((.*)\)\.", text, re.S)
-            assert m, f"{where}: {text!r} is not a fact name(args)."
-            args = m.group(2).split(",")
-            assert args[0] == HOLE and isinstance(holes[0], ast.Name) and holes[0].id == "s", \
-                f"{where}: the first argument of {m.group(1)} is not the snapshot number {{s}}"
-            found[f"{m.group(1)}/{len(args)}"].add(func.name)
-    assert found, "no emit(f\"...\") calls found in facts.py"
-    arities: dict[str, set[str]] = defaultdict(set)
-    for key in found:
-        name, arity = key.split("/")
-        arities[name].add(arity)
-    clash = {n: sorted(a) for n, a in arities.items() if len(a) > 1}
-    assert not clash, f"facts.py emits a predicate with several arities: {clash}"
+    def walk(fields: tuple[facts.Field, ...], outer: int, inner: int) -> None:
+        for f in fields:
+            if f.each:
+                walk(f.each, inner, 1 if f.record else inner)
+            else:
+                found[f"{f.pred}/{1 + (outer if not f.path else inner) + len(f.args)}"] += 1
+    walk(facts.READINGS, 0, 0)
+    assert found, "facts.READINGS is empty"
     return found
-
-
-def table_predicates(call: ast.Call, where: str) -> list[str]:
-    """`name/arity` of the facts ``_fields(TABLE, item, f"{s},{o}", ...)`` writes: the
-    head's arguments and then each Field's (nested ``each`` tables included)."""
-    table, head = call.args[0], call.args[2]
-    assert isinstance(table, ast.Name) and isinstance(head, ast.JoinedStr), \
-        f"{where}: _fields() is not called with a module table and an f-string head"
-    first = head.values[0]
-    assert isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name) \
-        and first.value.id == "s", f"{where}: the head does not start with the snapshot {{s}}"
-    width = sum(isinstance(v, ast.FormattedValue) for v in head.values)
-
-    def walk(fields: tuple[facts.Field, ...]) -> list[str]:
-        return [p for f in fields
-                for p in (walk(f.each) if f.each else [f"{f.pred}/{width + len(f.args)}"])]
-    return walk(getattr(facts, table.id))
 
 
 def strings_in_function(path: Path, name: str) -> set[str]:
@@ -311,20 +265,18 @@ def test_input_table_matches_defined_in_base_lp() -> None:
 
 
 def test_input_table_matches_what_facts_py_emits() -> None:
-    compare(INPUT, set(documented(INPUT)), "the emit(f\"...\") calls of facts.py",
+    compare(INPUT, set(documented(INPUT)), "the readings of facts.READINGS",
             set(emitted()))
 
 
-def test_input_table_names_the_emitting_function() -> None:
-    by_pred = emitted()
+def test_input_table_shows_how_each_input_is_read() -> None:
     wrong = []
     for pred, row in documented(INPUT).items():
-        if pred not in by_pred:
-            continue  # reported by the test above
-        named = set(WORD_CELL.findall(row.get("Emitted by", "")))
-        if named != by_pred[pred]:
-            wrong.append(f"{pred}: doc says {sorted(named)}, facts.py: {sorted(by_pred[pred])}")
-    assert not wrong, "docs/predicates.md 'Emitted by' is wrong for:\n" + "\n".join(wrong)
+        name = pred.split("/")[0]
+        cell = row.get("Read as (`vocabulary.INPUTS`)", "").replace("\\|", "|")
+        if name in INPUTS and cell != f"`{INPUTS[name].read}`":
+            wrong.append(f"{pred}: doc says {cell}, vocabulary.INPUTS: {INPUTS[name].read}")
+    assert not wrong, "docs/predicates.md 'Read as' is wrong for:\n" + "\n".join(wrong)
 
 
 def test_program_inputs_are_in_the_internal_table() -> None:

@@ -14,7 +14,7 @@ from test_differential import corpus_module
 from test_engine import all_snapshots
 from test_predicates_doc import INPUT, OUTPUT, defined, documented, shown
 
-from mtgcontrol.engine import vocabulary
+from mtgcontrol.engine import facts, vocabulary
 from mtgcontrol.engine.facts import Names, snapshot_facts
 from mtgcontrol.engine.validate import problems
 
@@ -98,3 +98,37 @@ def test_every_reference_field_is_checked() -> None:
         found = [(p.path, p.expected) for p in problems(bad, "x")]
         where = "$.objects[0]." + ".".join(path)
         assert any(at == where and "listed in" in text for at, text in found), (path, found)
+
+
+def test_every_timestamp_of_the_schema_is_read_as_a_time() -> None:
+    """facts.TIME_PATHS (the fields read as ``:t``) are the schema's timestamps: the
+    ranked clock and the default ``now`` see every one of them."""
+    schema = json.loads(SCHEMA.read_text())
+    found: set[str] = set()
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, dict):
+            if node.get("$ref") == "#/$defs/timestamp":
+                found.add(path)
+            for key, value in node.items():
+                if key == "properties":
+                    for name, sub in value.items():
+                        walk(sub, f"{path}.{name}")
+                elif key == "items":
+                    walk(value, f"{path}[]")
+                elif key == "$defs":
+                    for name, sub in value.items():
+                        walk(sub, f"#{name}")
+                else:
+                    walk(value, path)
+        elif isinstance(node, list):
+            for sub in node:
+                walk(sub, path)
+    walk(schema, "$")
+    # the $defs reached from the root: each list of records, and its entries' path
+    lists = {"#object": "$.objects[]", "#effect": "$.effects[]", "#player_entry": "$.players[]",
+             "#turn": "$.turns[]"}
+    schema_times = {lists.get(p.split(".")[0], p.split(".")[0]) + p[len(p.split(".")[0]):]
+                    for p in found}
+    read_times = {"$." + ".".join(path) for path in facts.TIME_PATHS}
+    assert schema_times == read_times

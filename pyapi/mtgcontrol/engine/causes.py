@@ -25,9 +25,32 @@ from .. import catalog
 from .api import engine_for
 from .engine import Lens
 from .ruling import Violation, violation
+from .vocabulary import INPUTS, RECORDS
 
-OBJECT_CORE = ("id", "kind", "zone")
-EFFECT_CORE = ("id", "kind", "timestamp")
+# What stays in every cause search: the version, the players, `now`, the active player.
+STAYS = frozenset(("version", "player", "now", "active"))
+
+
+def _layout() -> tuple[dict[str, tuple[frozenset[str], bool]], tuple[str, ...]]:
+    """From ``vocabulary.INPUTS``: for each top-level list of records (``objects``),
+    the keys its introducing input reads without a default (the core, which is the
+    record itself) and whether a record is a part; and the other top-level fields
+    that are parts (``turns``), in the table's order."""
+    records: dict[str, tuple[frozenset[str], bool]] = {}
+    others: list[str] = []
+    for entry in INPUTS.values():
+        for reading in entry.readings:
+            top = reading.path[0]
+            if top in RECORDS and len(reading.path) == 1:
+                core = frozenset(a.key for a in reading.args
+                                 if a.default is None and a.key[:1] not in "@'")
+                records[top[:-2]] = (core, entry.pred not in STAYS)
+            elif top not in RECORDS and entry.pred not in STAYS:
+                others.append(top.removesuffix("[]"))
+    return records, tuple(dict.fromkeys(others))
+
+
+RECORD_LISTS, OTHER_PARTS = _layout()
 
 
 @dataclass
@@ -42,18 +65,18 @@ class Cause:
 
 
 def _parts(doc: dict[str, Any]) -> list[str]:
-    """The parts (JSON paths) a cause is made of, finest first: each non-core field of
-    an object or effect, then the whole item; players' ``left_at``; turns, options,
-    claims."""
+    """The parts (JSON paths) a cause is made of, finest first: each field of a record
+    (object, effect) that is not its core, then the record itself; the fields of a
+    record that stays (a player's ``left_at``); then turns, options, claims."""
     out: list[str] = []
-    for field, core in (("objects", OBJECT_CORE), ("effects", EFFECT_CORE)):
-        for i, item in enumerate(doc.get(field, ())):
-            out.extend(f"$.{field}[{i}].{key}" for key in item if key not in core)
-            out.append(f"$.{field}[{i}]")
-    for k, player in enumerate(doc.get("players", ())):
-        if isinstance(player, dict) and "left_at" in player:
-            out.append(f"$.players[{k}].left_at")
-    out.extend(f"$.{key}" for key in ("turns", "options", "claims") if doc.get(key))
+    ordered = sorted(RECORD_LISTS.items(), key=lambda kv: not kv[1][1])
+    for name, (core, whole) in ordered:
+        for i, item in enumerate(doc.get(name, ())):
+            if isinstance(item, dict):
+                out.extend(f"$.{name}[{i}].{key}" for key in item if key not in core)
+            if whole:
+                out.append(f"$.{name}[{i}]")
+    out.extend(f"$.{key}" for key in OTHER_PARTS if doc.get(key))
     return out
 
 
@@ -61,13 +84,13 @@ def part_of(path: str) -> str | None:
     """The part a fact's provenance (``Frame.provenance``) belongs to (None: it stays)."""
     head, _, rest = path[2:].partition(".") if path.startswith("$.") else ("", "", "")
     name, _, index = head.partition("[")
-    if name in ("objects", "effects"):
+    if name in RECORD_LISTS and index:
+        core, whole = RECORD_LISTS[name]
         key = rest.split(".")[0].split("[")[0]
-        core = OBJECT_CORE if name == "objects" else EFFECT_CORE
-        return f"$.{head}" if not key or key in core else f"$.{head}.{key}"
-    if name == "players":
-        return path if rest == "left_at" else None
-    return f"$.{name}" if name in ("turns", "options", "claims") else None
+        if key and key not in core:
+            return f"$.{head}.{key}"
+        return f"$.{head}" if whole else None
+    return f"$.{name}" if name in OTHER_PARTS else None
 
 
 def minimal_causes(doc: dict[str, Any], version: catalog.Version,

@@ -42,8 +42,8 @@ from .facts import (
     PLAIN_CLOCK,
     Clock,
     Names,
-    default_now,
     snapshot_facts,
+    snapshot_now,
     snapshot_times,
 )
 from .interrupts import ground
@@ -75,7 +75,7 @@ class Frame:
         shared = names is not None
         names = names if names is not None else Names()
         clock = PLAIN_CLOCK
-        now = doc["now"] if "now" in doc else default_now(doc)
+        now = snapshot_now(doc)
         if fast:
             times = snapshot_times(doc)
             times.add(now)

@@ -10,11 +10,10 @@ no rule here depends on them.  The fact vocabulary is documented in
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from .vocabulary import INPUTS
+from .vocabulary import BARE_ID, INPUTS, RECORDS, Arg, Reading
 
 # Card types a ruling may depend on (Auras, Equipment, variant cards, ...) or that a
 # proposal may want to test; any other type string is dropped.
@@ -69,26 +68,45 @@ def default_now(doc: dict[str, Any]) -> int:
     return max(snapshot_times(doc), default=-1) + 1
 
 
-TIME_KEYS = frozenset(("at", "from", "timestamp", "ended_at", "zone_since", "tapped_since",
-                       "turned_face_up_at", "attached_at", "left_at", "out_at", "in_at"))
+def snapshot_now(doc: dict[str, Any]) -> int:
+    """The snapshot's ``now``, or its default."""
+    now = doc.get(NOW)
+    return now if isinstance(now, int) else default_now(doc)
 
 
 def snapshot_times(doc: dict[str, Any]) -> set[int]:
-    """Every timestamp the snapshot states (under the format's time fields)."""
+    """Every timestamp the snapshot states (every field ``vocabulary.INPUTS`` reads
+    as a time, ``now`` included)."""
     found: set[int] = set()
-    stack: list[Any] = [doc.get("players", []), doc.get("turns", []),
-                        doc.get("objects", []), doc.get("effects", [])]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if key in TIME_KEYS and isinstance(value, int) and not isinstance(value, bool):
-                    found.add(value)
-                elif isinstance(value, dict | list):
-                    stack.append(value)
-        elif isinstance(item, list):
-            stack.extend(item)
+    for path in TIME_PATHS:
+        level: list[Any] = [doc]
+        for key in path:
+            many = key.endswith("[]")
+            key = key.removesuffix("[]")
+            level = [v for item in level if isinstance(item, dict) and key in item
+                     for v in (item[key] if many and isinstance(item[key], list)
+                               else [item[key]])]
+        found.update(v for v in level if isinstance(v, int) and not isinstance(v, bool))
     return found
+
+
+def _time_paths() -> tuple[tuple[str, ...], ...]:
+    """The path of every field read as a time (``:t``), from the root."""
+    found: list[tuple[str, ...]] = []
+    for entry in INPUTS.values():
+        for reading in entry.readings:
+            scalar = any(not a.key for a in reading.args)
+            for arg in reading.args:
+                if arg.kind == "t":
+                    found.append(reading.path if not arg.key else (
+                        (*reading.path[:-1], arg.key) if scalar else (*reading.path, arg.key)))
+    return tuple(dict.fromkeys(found))
+
+
+TIME_PATHS = _time_paths()
+NOW = INPUTS["now"].readings[0].path[0]
+ACTIVE = INPUTS["active"].readings[0].path[0]
+VERSION = INPUTS["version"].readings[0].path[0]
 
 
 @dataclass
@@ -129,240 +147,159 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
                    clock: Clock = PLAIN_CLOCK,
                    known_types: frozenset[str] = KNOWN_TYPES,
                    provenance: list[str] | None = None) -> str:
-    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``.
+    """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``,
+    read as ``vocabulary.INPUTS`` says (``READINGS``, in the table's order).
 
+    ``version``: the version's constant (the snapshot's ``rules`` resolved, or
+    ``--rules``); ``now`` and ``active_player`` get their defaults here.
     ``known_types``: the card types written (the engine's fast path writes only
     those the program reads).  ``provenance``: filled with the JSON path each fact
-    (line) comes from: the finest optional field it rests on, else its item
-    (``$.objects[2].entered``, ``$.effects[0].source``, ``$.turns[1]``, ``$``).
+    (line) comes from: its field (``$.objects[2].entered``, ``$.turns[1]``), a list
+    entry read whole resting on its first optional argument present
+    (``$.effects[0].source``); a default's is ``$``.
     """
+    defaults = {VERSION: version, NOW: snapshot_now(doc), ACTIVE: first_player(doc)}
+    root = {**doc, **{key: doc.get(key, value) for key, value in defaults.items()}}
+    root[VERSION] = version  # or --rules
     out: list[str] = []
-    if provenance is None:
-        emit: Emit = out.append
-        where: Emit = _nowhere
-    else:
-        here = ["$"]
-
-        def emit(fact: str) -> None:
-            out.append(fact)
-            provenance.append(here[0])
-
-        def where(path: str) -> None:
-            here[0] = path
-    _game_facts(doc, s, version, names, clock, emit, where)
-    track = where is not _nowhere
-    for i, obj in enumerate(doc.get("objects", [])):
-        item = f"$.objects[{i}]" if track else ""
-        where(item)
-        _object_facts(obj, s, names, clock, known_types, emit, where, item)
-    for i, eff in enumerate(doc.get("effects", [])):
-        item = f"$.effects[{i}]" if track else ""
-        where(item)
-        _effect_facts(eff, s, names, clock, emit, where, item)
-    _claim_facts(doc, s, names, emit, where)
+    reader = _Reader(f"{s}", names, clock, known_types, out, provenance,
+                     frozenset(key for key in defaults if key not in doc))
+    reader.read(READINGS, root, "", "", 0, "$" if provenance is not None else "")
     return "\n".join(out)
-
-
-def _nowhere(path: str) -> None:
-    """Provenance not asked for (the fast path)."""
-
-
-Emit = Callable[[str], None]
-
-
-def _game_facts(doc: dict[str, Any], s: int | str, version: str, names: Names, clock: Clock,
-                emit: Emit, where: Emit) -> None:
-    """The version, the players (and who left), now, the active player, turns, options."""
-    t, pl = clock.code, names.of
-    at = _at(where, "$" if where is not _nowhere else "")
-    players = [p if isinstance(p, str) else p["id"] for p in doc["players"]]
-    emit(f"version({s},{version}).")
-    for seat, entry in enumerate(doc["players"]):
-        pid = pl("p", players[seat])
-        at(f"players[{seat}]")
-        emit(f"player({s},{pid},{seat}).")
-        if isinstance(entry, dict) and "left_at" in entry:
-            at(f"players[{seat}].left_at")
-            emit(f"left({s},{pid},{t(entry['left_at'])}).")
-    active = doc.get("active_player", players[0])
-    now = doc["now"] if "now" in doc else default_now(doc)
-    at("")
-    emit(f"now({s},{t(now)}).")
-    emit(f"active({s},{pl('p', active)}).")
-    if doc.get("turns"):
-        at("turns")
-        emit(f"turns_recorded({s}).")
-        for k, turn in enumerate(doc["turns"]):
-            at(f"turns[{k}]")
-            emit(f"turn({s},{pl('p', turn['player'])},{t(turn['from'])}).")
-    else:  # the active player throughout: from -1, "before the game" (never ranked)
-        emit(f"turn({s},{pl('p', active)},-1).")
-    planechase = (doc.get("options") or {}).get("planechase")
-    if planechase:
-        at("options.planechase")
-        emit(f"option({s},{const(planechase)}).")
-
-
-def _object_facts(obj: dict[str, Any], s: int | str, names: Names, clock: Clock,
-                  known_types: frozenset[str], emit: Emit, where: Emit, item: str) -> None:
-    """One object (at JSON path ``item``, "" without provenance): kind and zone, types,
-    history fields, abilities."""
-    ob = names.of
-    at = _at(where, item)
-    o = ob("o", obj["id"])
-    emit(f"obj({s},{o},{obj['kind']},{obj['zone']}).")
-    for k, ty in enumerate(obj.get("types", ())):
-        if ty in known_types:
-            at(f"types[{k}]")
-            emit(f"type({s},{o},{ty}).")
-    _fields(OBJECT_FIELDS, obj, f"{s},{o}", names, clock, emit, where, item)
-    for j, ab in enumerate(obj.get("abilities", ())):
-        a = ob("o", ab["id"])
-        at(f"abilities[{j}]")
-        emit(f"has_ability({s},{o},{a},{ab['kind']}).")
-        if "granted_by" in ab:
-            at(f"abilities[{j}].granted_by")
-            emit(f"granted_by({s},{a},{ob('o', ab['granted_by'])}).")
-
-
-def _effect_facts(eff: dict[str, Any], s: int | str, names: Names, clock: Clock,
-                  emit: Emit, where: Emit, item: str) -> None:
-    """One control effect (at JSON path ``item``, "" without provenance): kind,
-    source, timestamp, whom and what it affects, how long."""
-    t, pl, ob = clock.code, names.of, names.of
-    at = _at(where, item)
-    e = names.of("e", eff["id"])
-    src = ob("o", eff["source"]) if "source" in eff else 0
-    at("source" if src else "")
-    emit(f"effect({s},{e},{const(eff['kind'])},{src},{t(eff['timestamp'])}).")
-    if "origin" in eff:
-        at("origin")
-        emit(f"origin({s},{e},{eff['origin']}).")
-    at("player" if "player" in eff else "")
-    if eff["kind"] == "control-player":
-        emit(f"controls_player({s},{e},{pl('p', eff['player'])},"
-             f"{pl('p', eff['controlled'])}).")
-    elif "player" in eff:
-        emit(f"gives_to({s},{e},{pl('p', eff['player'])}).")
-    for i, target in enumerate(eff.get("objects", ())):
-        at(f"objects[{i}]")
-        emit(f"affects({s},{e},{i},{ob('o', target)}).")
-    if eff.get("attached"):
-        at("attached")
-        emit(f"affects_attached({s},{e}).")
-    if "duration" in eff:
-        at("duration")
-        emit(f"duration({s},{e},{const(eff['duration'])}).")
-    if "ended_at" in eff:
-        at("ended_at")
-        emit(f"ended_at({s},{e},{t(eff['ended_at'])}).")
-
-
-def _at(where: Emit, item: str) -> Emit:
-    """``at(key)``: the facts that follow come from ``item``'s field ``key`` ("": the
-    item itself); nothing without provenance (``item`` "")."""
-    if not item:
-        return _nowhere
-
-    def at(key: str) -> None:
-        where(f"{item}.{key}" if key else item)
-    return at
-
-
-def _claim_facts(doc: dict[str, Any], s: int | str, names: Names, emit: Emit,
-                 where: Emit) -> None:
-    at = _at(where, "$" if where is not _nowhere else "")
-    for i, claim in enumerate(doc.get("claims", ())):
-        at(f"claims[{i}]")
-        o = names.of("o", claim["object"])
-        for fact in ("owner", "controller"):
-            if fact in claim:
-                who = claim[fact]
-                emit(f"claim({s},{i},{o},{fact},"
-                     f"{names.of('p', who) if who is not None else 0}).")
 
 
 @dataclass(frozen=True)
 class Field:
-    """An input fact read from one field of an object (vocabulary.INPUTS has its kinds).
-
-    ``path``: the field, inside the object; the fact is written when the field is
-    there (a ``flag``: when it is true), with the arguments ``args`` = (key inside
-    the field, "" for the field itself; kind: t time, p player, o object, e effect,
-    c a constant of the schema's vocabularies, v the value as it is; default).
-    ``each``: the field is a list, and these facts are read from each item.
-    """
+    """A reading (``vocabulary.Reading``) placed in the tree ``snapshot_facts`` walks:
+    ``path`` the keys from the enclosing entry (or the root) to the field; a list
+    (``each``: what is read from each entry; ``record``: the kind of its entries' ids,
+    "" when they are no records; ``bare``: the key a bare entry stands for)."""
 
     pred: str
     path: tuple[str, ...]
-    args: tuple[tuple[str, str, Any], ...] = ()
+    args: tuple[Arg, ...] = ()
     flag: bool = False
+    absent: tuple[str, ...] = ()
     each: tuple[Field, ...] = ()
+    record: str = ""
+    bare: str = ""
 
 
-def field_of(read: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, Any], ...], bool]:
-    """``vocabulary.Input.read`` parsed: the field's path, its arguments (key, kind,
-    default) and whether it is a flag (``"entered at:t under:p"``)."""
-    path, *args = read.split()
-    parsed = []
-    for arg in args:
-        key, _, rest = arg.rpartition(":")
-        kind, _, default = rest.partition("=")
-        parsed.append((key, kind, default or None))
-    return tuple(path.rstrip("!").split(".")), tuple(parsed), path.endswith("!")
-
-
-def _object_fields() -> tuple[Field, ...]:
-    """The history fields of an object, in ``vocabulary.INPUTS`` order (the spec's
-    table "History fields, by kind"); a list's items (``phasing[]``) as one Field."""
-    table: list[Field] = []
+def _tree() -> tuple[Field, ...]:
+    """Every reading of ``INPUTS``, in the table's order, consecutive readings of one
+    list's entries merged under it (so each entry is read once, in order)."""
+    top: list[Field] = []
     for entry in INPUTS.values():
-        if not entry.read:
-            continue
-        path, args, flag = field_of(entry.read)
-        if path[0].endswith("[]"):
-            outer, inner = (path[0][:-2],), Field(entry.pred, path[1:], args, flag)
-            if table and table[-1].path == outer:
-                table[-1] = replace(table[-1], each=(*table[-1].each, inner))
-            else:
-                table.append(Field(outer[0], outer, each=(inner,)))
-        else:
-            table.append(Field(entry.pred, path, args, flag))
-    return tuple(table)
+        for reading in entry.readings:
+            _place(top, reading, reading.path, "")
+    return tuple(top)
 
 
-OBJECT_FIELDS: tuple[Field, ...] = _object_fields()
+def _place(level: list[Field], reading: Reading, path: tuple[str, ...], above: str) -> None:
+    """Put ``reading`` (``path``: what is left of its path) into ``level``."""
+    lists = [i for i, key in enumerate(path) if key.endswith("[]")]
+    if not lists:
+        level.append(Field(reading.pred, path, reading.args, reading.flag, reading.absent))
+        return
+    i = lists[0]
+    key = ".".join(path[:i + 1])
+    where = f"{above}.{key}" if above else key
+    inner: list[Field] = []
+    last = level[-1] if level else None
+    if last is not None and last.pred == "" and last.path == (*path[:i], path[i][:-2]):
+        inner = list(last.each)
+        level.pop()
+    _place(inner, reading, path[i + 1:], where)
+    level.append(Field("", (*path[:i], path[i][:-2]), each=tuple(inner),
+                       record=RECORDS.get(where, ""), bare=BARE_ID.get(where, "")))
 
 
-def _fields(table: tuple[Field, ...], item: dict[str, Any], head: str, names: Names,
-            clock: Clock, emit: Emit, where: Emit = _nowhere, at: str = "") -> None:
-    """The facts ``table`` reads from ``item`` (at JSON path ``at``), each starting
-    with ``head`` (S,O)."""
-    for field_ in table:
-        value: Any = item
-        for key in field_.path:
-            value = value.get(key) if isinstance(value, dict) and key in value else _ABSENT
-        if value is _ABSENT or (field_.flag and not value):
-            continue
-        path = f"{at}.{'.'.join(field_.path)}" if at else ""  # at "": no provenance
-        if field_.each:
-            for j, entry in enumerate(value):
-                _fields(field_.each, entry, head, names, clock, emit, where,
-                        f"{path}[{j}]" if at else "")
-            continue
-        if at:
-            where(path)
-        args = "".join("," + _arg(kind, value.get(key, default) if key else value, names, clock)
-                       for key, kind, default in field_.args)
-        emit(f"{field_.pred}({head}{args}).")
-
-
+READINGS: tuple[Field, ...] = _tree()
 _ABSENT = object()
 
 
-def _arg(kind: str, value: Any, names: Names, clock: Clock) -> str:
-    if kind == "t":
-        return str(clock.code(value))
-    if kind in "poe":
-        return str(names.of(kind, value))
-    return str(const(value) if kind == "c" else value)
+@dataclass
+class _Reader:
+    """Writes the facts of a tree of ``Field`` for one snapshot."""
+
+    s: str
+    names: Names
+    clock: Clock
+    known_types: frozenset[str]
+    out: list[str]
+    provenance: list[str] | None
+    defaulted: frozenset[str]  # root keys given by their default (provenance "$")
+
+    def read(self, fields: tuple[Field, ...], item: dict[str, Any], outer: str, head: str,
+             index: int, at: str) -> None:
+        """The facts of ``fields`` read from ``item`` (the list entry ``index``, or the
+        root; at JSON path ``at``, "" without provenance): ``outer`` is the head of a
+        fact read from the item itself, ``head`` of one read from inside it."""
+        for f in fields:
+            value: Any = item
+            for key in f.path:
+                value = value.get(key, _ABSENT) if isinstance(value, dict) else _ABSENT
+            if value is _ABSENT or (f.flag and not value):
+                continue
+            path = ""
+            if at:
+                path = at if not f.path or (at == "$" and f.path[0] in self.defaulted) \
+                    else f"{at}.{'.'.join(f.path)}"
+            if f.each:
+                for j, entry in enumerate(value):
+                    entry = _bare(entry, f.bare) if f.bare else entry
+                    inner = f"{self.s},{self.names.of(f.record, entry['id'])}" \
+                        if f.record else head
+                    self.read(f.each, entry, head, inner, j, f"{path}[{j}]" if at else "")
+                continue
+            self.fact(f, value, item, outer if not f.path else head, index, path)
+
+    def fact(self, f: Field, value: Any, item: dict[str, Any], head: str, index: int,
+             path: str) -> None:
+        """One fact of ``f`` (``value`` the field's, ``item`` holding it), if its
+        arguments are there."""
+        keys = value if isinstance(value, dict) else item
+        if any(key in keys for key in f.absent):
+            return
+        args = [head or self.s]
+        for arg in f.args:
+            if arg.kind == "'":
+                args.append(arg.key[1:])
+            elif arg.key == "@":
+                args.append(str(index))
+            elif not arg.key or arg.key in keys:
+                term = self.term(arg.kind, value if not arg.key else keys[arg.key])
+                if term is None:
+                    return
+                args.append(term)
+            elif arg.default is not None:
+                args.append(arg.default)
+            else:
+                return
+        if path and not f.path:  # a list entry read whole: its first optional field there
+            path = next((f"{path}.{a.key}" for a in f.args
+                         if a.default is not None and a.key in keys), path)
+        self.out.append(f"{f.pred}({','.join(args)}).")
+        if self.provenance is not None:
+            self.provenance.append(path or "$")
+
+    def term(self, kind: str, value: Any) -> str | None:
+        if kind == "t":
+            return str(self.clock.code(value))
+        if kind in "poe":
+            return "0" if value is None else str(self.names.of(kind, value))
+        if kind == "y":
+            return value if value in self.known_types else None
+        return str(const(value) if kind == "c" else value)
+
+
+def first_player(doc: dict[str, Any]) -> str:
+    """The id of the first player (the default active player)."""
+    path = INPUTS["player"].readings[0].path[0]
+    entry = _bare(doc[path.removesuffix("[]")][0], BARE_ID[path])
+    return str(entry[BARE_ID[path]])
+
+
+def _bare(entry: Any, key: str) -> Any:
+    """A list entry that may be written as its bare ``key`` (a player's id)."""
+    return {key: entry} if isinstance(entry, str) else entry

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .facts import PLAIN_CLOCK, Clock, Names, default_now
+from .facts import PLAIN_CLOCK, Clock, Names, snapshot_now
 from .solve import Atom
 from .validate import shown
 from .vocabulary import input_field
@@ -258,7 +258,7 @@ class _RulingReader:
             for ab in obj.get("abilities", ()):
                 ruling.abilities[ab["id"]] = {"may_activate": None, "you": None, "because": []}
         self.name, self.when = names.name, clock.time
-        self.now = doc["now"] if "now" in doc else default_now(doc)
+        self.now = snapshot_now(doc)
         self.choices: dict[tuple[str, str, str, str], list[str]] = {}
         self.claims: list[tuple[Violation, int]] = []
         self.left: dict[str, str] = {}

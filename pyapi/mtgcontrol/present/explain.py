@@ -20,20 +20,18 @@ import clingo
 from .. import catalog
 from ..engine.api import InputError, engine_for, load_snapshot, version_for
 from ..engine.engine import Frame, Lens
-from ..engine.facts import Names
+from ..engine.facts import ACTIVE, Names, first_player
 from ..engine.ruling import VIA, Ruling, build_ruling, notebook_html
 from ..engine.solve import parse_atom
 from ..engine.validate import problems, snapshot_name
-from ..engine.vocabulary import INPUTS, input_field
+from ..engine.vocabulary import leaf_fields
 from .lang import Lang, language
 
 FORMAT = "explanation/1"
 FACTS = ("owner", "controller", "you", "default_controller", "fate", "may_activate")
-# An object's input predicates (vocabulary.INPUTS) -> the field each is read from.
-OBJECT_INPUT_FIELDS = {i.pred: input_field(i.pred) for i in INPUTS.values()
-                       if i.read and "[]" not in i.read}
-# Snapshot fields that may be absent, and where their default comes from.
-DEFAULTS = {"active_player": "players[0]"}
+# An input predicate (vocabulary.INPUTS) -> the field it is read from, in its record
+# or the root: what an explain.lp leaf names.
+LEAF_FIELDS = leaf_fields()
 
 
 @dataclass
@@ -303,16 +301,14 @@ class _Reader:
             entry = _lookup(self.doc, base)
         if not fld:
             return Leaf(base, entry)
-        if ref != "top" and ref[0] == "o":  # an input predicate: the field it is read from
-            fld = OBJECT_INPUT_FIELDS.get(fld, fld)
+        fld = LEAF_FIELDS[fld]  # an input predicate (or one of its arguments): its field
         value: Any = entry
         for part in fld.split("."):
             if isinstance(value, dict) and part in value:
                 value = value[part]
             else:
-                if ref == "top" and fld in DEFAULTS:  # absent: its default, e.g. the first player
-                    return Leaf(f"$.{fld}", _lookup(self.doc, "$." + DEFAULTS[fld]),
-                                present=False)
+                if ref == "top" and fld == ACTIVE:  # absent: its default, the first player
+                    return Leaf(f"$.{fld}", first_player(self.doc), present=False)
                 return Leaf(f"{base}.{fld}", None, present=False)
         return Leaf(f"{base}.{fld}", value)
 

@@ -25,7 +25,7 @@ import jinja2
 
 from .. import catalog
 from ..engine.api import InputError
-from ..engine.facts import default_now
+from ..engine.facts import snapshot_now
 from ..engine.validate import InputProblem, shown
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
@@ -263,7 +263,7 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
     for aid in ruling.abilities:
         if exp.nodes.get(("f", aid, "may_activate")) is not None:
             derivations.append((aid, "may_activate", exp.derivation(aid, "may_activate")))
-    return {"id": ruling.id, "rules": ruling.rules, "now": doc.get("now", default_now(doc)),
+    return {"id": ruling.id, "rules": ruling.rules, "now": snapshot_now(doc),
             "players": players, "zones": zones, "fates": fates, "objects": rows,
             "effects": list(doc.get("effects", [])),
             "graph": effects_graph(exp), "timeline": timelines(exp),

@@ -11,9 +11,9 @@ from typing import Any
 
 import clingo
 
-from ..engine.facts import CONST, field_of
+from ..engine.facts import CONST
 from ..engine.solve import parse_atom
-from ..engine.vocabulary import INPUTS
+from ..engine.vocabulary import object_reading
 
 # ---------------------------------------------------------------------------------
 # Generated snapshots
@@ -55,17 +55,18 @@ def _value(kind: str, value: Any) -> Any:
 
 def _put(obj: dict[str, Any], pred: str, args: list[Any]) -> None:
     """Write an object's input fact ``pred`` (its arguments after O) into ``obj``."""
-    path, fields, flag = field_of(INPUTS[pred].read)
+    reading = object_reading(pred)
+    path, fields = reading.path, reading.args
     target = obj
     for key in path[:-1]:
         target = target.setdefault(key, {})
-    if flag:
+    if reading.flag:
         target[path[-1]] = True
-    elif len(fields) == 1 and not fields[0][0]:
-        target[path[-1]] = _value(fields[0][1], args[0])
+    elif len(fields) == 1 and not fields[0].key:
+        target[path[-1]] = _value(fields[0].kind, args[0])
     else:
         target.setdefault(path[-1], {}).update(
-            (key, _value(kind, a)) for (key, kind, _), a in zip(fields, args, strict=True))
+            (f.key, _value(f.kind, a)) for f, a in zip(fields, args, strict=True))
 
 
 @dataclass
