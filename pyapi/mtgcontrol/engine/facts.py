@@ -10,7 +10,7 @@ no rule here depends on them.  The fact vocabulary is documented in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .vocabulary import BARE_ID, INPUTS, RECORDS, Arg, Reading
@@ -183,6 +183,37 @@ class Field:
     each: tuple[Field, ...] = ()
     record: str = ""
     bare: str = ""
+    index: Index | None = None  # of ``each``
+
+
+@dataclass(frozen=True)
+class Index:
+    """The fields of one level by their first key (an object has a few of its thirty
+    fields: only those are looked at), and those that read the entry itself."""
+
+    whole: tuple[int, ...]
+    by_key: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, fields: tuple[Field, ...]) -> Index:
+        by_key: dict[str, list[int]] = {}
+        for i, f in enumerate(fields):
+            if f.path:
+                by_key.setdefault(f.path[0], []).append(i)
+        return cls(tuple(i for i, f in enumerate(fields) if not f.path),
+                   {k: tuple(v) for k, v in by_key.items()})
+
+    def present(self, fields: tuple[Field, ...], item: Any) -> list[Field]:
+        """The fields whose first key ``item`` has, or that read it whole, in order."""
+        if not isinstance(item, dict):
+            return list(fields)
+        found = list(self.whole)
+        by_key = self.by_key
+        for key in item:
+            if key in by_key:
+                found.extend(by_key[key])
+        found.sort()
+        return [fields[i] for i in found]
 
 
 def _tree() -> tuple[Field, ...]:
@@ -192,7 +223,12 @@ def _tree() -> tuple[Field, ...]:
     for entry in INPUTS.values():
         for reading in entry.readings:
             _place(top, reading, reading.path, "")
-    return tuple(top)
+    return _indexed(tuple(top))
+
+
+def _indexed(fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    return tuple(replace(f, each=_indexed(f.each), index=Index.of(_indexed(f.each)))
+                 if f.each else f for f in fields)
 
 
 def _place(level: list[Field], reading: Reading, path: tuple[str, ...], above: str) -> None:
@@ -215,6 +251,7 @@ def _place(level: list[Field], reading: Reading, path: tuple[str, ...], above: s
 
 
 READINGS: tuple[Field, ...] = _tree()
+READINGS_INDEX = Index.of(READINGS)
 _ABSENT = object()
 
 
@@ -231,11 +268,11 @@ class _Reader:
     defaulted: frozenset[str]  # root keys given by their default (provenance "$")
 
     def read(self, fields: tuple[Field, ...], item: dict[str, Any], outer: str, head: str,
-             index: int, at: str) -> None:
+             index: int, at: str, where: Index = READINGS_INDEX) -> None:
         """The facts of ``fields`` read from ``item`` (the list entry ``index``, or the
         root; at JSON path ``at``, "" without provenance): ``outer`` is the head of a
         fact read from the item itself, ``head`` of one read from inside it."""
-        for f in fields:
+        for f in where.present(fields, item):
             value: Any = item
             for key in f.path:
                 value = value.get(key, _ABSENT) if isinstance(value, dict) else _ABSENT
@@ -250,7 +287,8 @@ class _Reader:
                     entry = _bare(entry, f.bare) if f.bare else entry
                     inner = f"{self.s},{self.names.of(f.record, entry['id'])}" \
                         if f.record else head
-                    self.read(f.each, entry, head, inner, j, f"{path}[{j}]" if at else "")
+                    self.read(f.each, entry, head, inner, j, f"{path}[{j}]" if at else "",
+                              f.index or Index.of(f.each))
                 continue
             self.fact(f, value, item, outer if not f.path else head, index, path)
 
@@ -259,21 +297,21 @@ class _Reader:
         """One fact of ``f`` (``value`` the field's, ``item`` holding it), if its
         arguments are there."""
         keys = value if isinstance(value, dict) else item
-        if any(key in keys for key in f.absent):
+        if f.absent and any(key in keys for key in f.absent):
             return
         args = [head or self.s]
-        for arg in f.args:
-            if arg.kind == "'":
-                args.append(arg.key[1:])
-            elif arg.key == "@":
+        for key, kind, default in f.args:
+            if kind == "'":
+                args.append(key[1:])
+            elif key == "@":
                 args.append(str(index))
-            elif not arg.key or arg.key in keys:
-                term = self.term(arg.kind, value if not arg.key else keys[arg.key])
+            elif not key or key in keys:
+                term = self.term(kind, keys[key] if key else value)
                 if term is None:
                     return
                 args.append(term)
-            elif arg.default is not None:
-                args.append(arg.default)
+            elif default is not None:
+                args.append(default)
             else:
                 return
         if path and not f.path:  # a list entry read whole: its first optional field there
@@ -285,12 +323,13 @@ class _Reader:
 
     def term(self, kind: str, value: Any) -> str | None:
         if kind == "t":
-            return str(self.clock.code(value))
+            codes = self.clock.codes
+            return str(value if codes is None else codes[value])
         if kind in "poe":
             return "0" if value is None else str(self.names.of(kind, value))
         if kind == "y":
             return value if value in self.known_types else None
-        return str(const(value) if kind == "c" else value)
+        return str(CONST.get(value, value) if kind == "c" else value)
 
 
 def first_player(doc: dict[str, Any]) -> str:

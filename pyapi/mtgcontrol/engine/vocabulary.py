@@ -22,10 +22,10 @@ back with ``OUTPUTS``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument of a reading: ``key`` (see ``Input.read``), its kind, its default
     (an ASP term written as it is when the key is absent)."""
 
