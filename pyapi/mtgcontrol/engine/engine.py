@@ -83,11 +83,11 @@ class Frame:
                 clock = Clock.ranked(times)
         paths: list[str] | None = [] if provenance else None
         try:
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths, now)
         except KeyError:  # a time the ranking did not see: write the times as they are
             names, clock = (names if shared else Names()), PLAIN_CLOCK
             paths = [] if provenance else None
-            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths)
+            facts = snapshot_facts(doc, "#", version.const, names, clock, types, paths, now)
         return cls(doc, version, names, clock, facts, now, tuple(paths or ()))
 
     def item_paths(self) -> dict[tuple[str, str], str]:

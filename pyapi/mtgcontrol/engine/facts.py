@@ -78,16 +78,25 @@ def snapshot_times(doc: dict[str, Any]) -> set[int]:
     """Every timestamp the snapshot states (every field ``vocabulary.INPUTS`` reads
     as a time, ``now`` included)."""
     found: set[int] = set()
-    for path in TIME_PATHS:
-        level: list[Any] = [doc]
-        for key in path:
-            many = key.endswith("[]")
-            key = key.removesuffix("[]")
-            level = [v for item in level if isinstance(item, dict) and key in item
-                     for v in (item[key] if many and isinstance(item[key], list)
-                               else [item[key]])]
-        found.update(v for v in level if isinstance(v, int) and not isinstance(v, bool))
+    _times(TIME_TREE, doc, found)
     return found
+
+
+def _times(tree: dict[str, Any], item: Any, found: set[int]) -> None:
+    if not isinstance(item, dict):
+        return
+    for key, value in item.items():
+        sub = tree.get(key, _ABSENT)
+        if sub is None:
+            if isinstance(value, int) and not isinstance(value, bool):
+                found.add(value)
+        elif sub is _ABSENT:
+            continue
+        elif isinstance(value, list):
+            for entry in value:
+                _times(sub, entry, found)
+        else:
+            _times(sub, value, found)
 
 
 def _time_paths() -> tuple[tuple[str, ...], ...]:
@@ -104,6 +113,20 @@ def _time_paths() -> tuple[tuple[str, ...], ...]:
 
 
 TIME_PATHS = _time_paths()
+
+
+def _time_tree() -> dict[str, Any]:
+    """``TIME_PATHS`` as nested keys (None: a time; a list's entries are walked)."""
+    tree: dict[str, Any] = {}
+    for path in TIME_PATHS:
+        level = tree
+        for key in path[:-1]:
+            level = level.setdefault(key.removesuffix("[]"), {})
+        level[path[-1]] = None
+    return tree
+
+
+TIME_TREE = _time_tree()
 NOW = INPUTS["now"].readings[0].path[0]
 ACTIVE = INPUTS["active"].readings[0].path[0]
 VERSION = INPUTS["version"].readings[0].path[0]
@@ -146,7 +169,7 @@ PLAIN_CLOCK = Clock()
 def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names,
                    clock: Clock = PLAIN_CLOCK,
                    known_types: frozenset[str] = KNOWN_TYPES,
-                   provenance: list[str] | None = None) -> str:
+                   provenance: list[str] | None = None, now: int | None = None) -> str:
     """Facts for one valid snapshot, every atom tagged with the snapshot number ``s``,
     read as ``vocabulary.INPUTS`` says (``READINGS``, in the table's order).
 
@@ -156,9 +179,11 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
     those the program reads).  ``provenance``: filled with the JSON path each fact
     (line) comes from: its field (``$.objects[2].entered``, ``$.turns[1]``), a list
     entry read whole resting on its first optional argument present
-    (``$.effects[0].source``); a default's is ``$``.
+    (``$.effects[0].source``); a default's is ``$``.  ``now``: the snapshot's
+    ``now`` when the caller has it (``snapshot_now``).
     """
-    defaults = {VERSION: version, NOW: snapshot_now(doc), ACTIVE: first_player(doc)}
+    now = snapshot_now(doc) if now is None else now
+    defaults = {VERSION: version, NOW: now, ACTIVE: first_player(doc)}
     root = {**doc, **{key: doc.get(key, value) for key, value in defaults.items()}}
     root[VERSION] = version  # or --rules
     out: list[str] = []
