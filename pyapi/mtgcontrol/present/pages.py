@@ -25,7 +25,7 @@ import jinja2
 
 from .. import catalog
 from ..engine.api import InputError
-from ..engine.facts import snapshot_now
+from ..engine.facts import ACTIVE, first_player, snapshot_now
 from ..engine.validate import InputProblem, shown
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
@@ -229,8 +229,7 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
     doc = exp.doc
     ruling = exp.ruling
     colors = player_colors(doc)
-    active = doc.get("active_player") or (doc["players"][0] if isinstance(doc["players"][0], str)
-                                          else doc["players"][0]["id"])
+    active = doc.get(ACTIVE) or first_player(doc)
     players = []
     for seat, p in enumerate(doc.get("players", [])):
         pid = p if isinstance(p, str) else p["id"]
