@@ -34,8 +34,8 @@ STAYS = frozenset(("version", "player", "now", "active"))
 def _layout() -> tuple[dict[str, tuple[frozenset[str], bool]], tuple[str, ...]]:
     """From ``vocabulary.INPUTS``: for each top-level list of records (``objects``),
     the keys its introducing input reads without a default (the core, which is the
-    record itself) and whether a record is a part; and the other top-level fields
-    that are parts (``turns``), in the table's order."""
+    record itself) and whether a record is a part (those lists first); and the
+    other top-level fields that are parts (``turns``), in the table's order."""
     records: dict[str, tuple[frozenset[str], bool]] = {}
     others: list[str] = []
     for entry in INPUTS.values():
@@ -43,11 +43,12 @@ def _layout() -> tuple[dict[str, tuple[frozenset[str], bool]], tuple[str, ...]]:
             top = reading.path[0]
             if top in RECORDS and len(reading.path) == 1:
                 core = frozenset(a.key for a in reading.args
-                                 if a.default is None and a.key[:1] not in "@'")
+                                 if a.default is None and a.key in reading.keys)
                 records[top[:-2]] = (core, entry.pred not in STAYS)
             elif top not in RECORDS and entry.pred not in STAYS:
                 others.append(top.removesuffix("[]"))
-    return records, tuple(dict.fromkeys(others))
+    whole_first = sorted(records.items(), key=lambda kv: not kv[1][1])
+    return dict(whole_first), tuple(dict.fromkeys(others))
 
 
 RECORD_LISTS, OTHER_PARTS = _layout()
@@ -69,8 +70,7 @@ def _parts(doc: dict[str, Any]) -> list[str]:
     (object, effect) that is not its core, then the record itself; the fields of a
     record that stays (a player's ``left_at``); then turns, options, claims."""
     out: list[str] = []
-    ordered = sorted(RECORD_LISTS.items(), key=lambda kv: not kv[1][1])
-    for name, (core, whole) in ordered:
+    for name, (core, whole) in RECORD_LISTS.items():
         for i, item in enumerate(doc.get(name, ())):
             if isinstance(item, dict):
                 out.extend(f"$.{name}[{i}].{key}" for key in item if key not in core)

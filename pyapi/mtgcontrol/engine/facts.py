@@ -104,11 +104,8 @@ def _time_paths() -> tuple[tuple[str, ...], ...]:
     found: list[tuple[str, ...]] = []
     for entry in INPUTS.values():
         for reading in entry.readings:
-            scalar = any(not a.key for a in reading.args)
-            for arg in reading.args:
-                if arg.kind == "t":
-                    found.append(reading.path if not arg.key else (
-                        (*reading.path[:-1], arg.key) if scalar else (*reading.path, arg.key)))
+            found.extend(reading.key_path(arg.key) if arg.key else reading.path
+                         for arg in reading.args if arg.kind == "t")
     return tuple(dict.fromkeys(found))
 
 
@@ -130,6 +127,7 @@ TIME_TREE = _time_tree()
 NOW = INPUTS["now"].readings[0].path[0]
 ACTIVE = INPUTS["active"].readings[0].path[0]
 VERSION = INPUTS["version"].readings[0].path[0]
+PLAYERS = INPUTS["player"].readings[0].path[0]
 
 
 @dataclass
@@ -182,13 +180,12 @@ def snapshot_facts(doc: dict[str, Any], s: int | str, version: str, names: Names
     (``$.effects[0].source``); a default's is ``$``.  ``now``: the snapshot's
     ``now`` when the caller has it (``snapshot_now``).
     """
-    now = snapshot_now(doc) if now is None else now
-    defaults = {VERSION: version, NOW: now, ACTIVE: first_player(doc)}
-    root = {**doc, **{key: doc.get(key, value) for key, value in defaults.items()}}
-    root[VERSION] = version  # or --rules
+    root = {**doc, VERSION: version,  # or --rules
+            NOW: snapshot_now(doc) if now is None else now,
+            ACTIVE: doc[ACTIVE] if ACTIVE in doc else first_player(doc)}
     out: list[str] = []
     reader = _Reader(f"{s}", names, clock, known_types, out, provenance,
-                     frozenset(key for key in defaults if key not in doc))
+                     frozenset(key for key in (VERSION, NOW, ACTIVE) if key not in doc))
     reader.read(READINGS, root, "", "", 0, "$" if provenance is not None else "")
     return "\n".join(out)
 
@@ -348,8 +345,7 @@ class _Reader:
 
     def term(self, kind: str, value: Any) -> str | None:
         if kind == "t":
-            codes = self.clock.codes
-            return str(value if codes is None else codes[value])
+            return str(self.clock.code(value))
         if kind in "poe":
             return "0" if value is None else str(self.names.of(kind, value))
         if kind == "y":
@@ -359,9 +355,8 @@ class _Reader:
 
 def first_player(doc: dict[str, Any]) -> str:
     """The id of the first player (the default active player)."""
-    path = INPUTS["player"].readings[0].path[0]
-    entry = _bare(doc[path.removesuffix("[]")][0], BARE_ID[path])
-    return str(entry[BARE_ID[path]])
+    key = BARE_ID[PLAYERS]
+    return str(_bare(doc[PLAYERS.removesuffix("[]")][0], key)[key])
 
 
 def _bare(entry: Any, key: str) -> Any:

@@ -22,6 +22,7 @@ back with ``OUTPUTS``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import NamedTuple
 
 
@@ -45,6 +46,21 @@ class Reading:
     args: tuple[Arg, ...]
     flag: bool = False
     absent: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys of its arguments that name snapshot fields (not ``@``, no constant)."""
+        return tuple(a.key for a in self.args if a.key and a.key[0] not in "@'")
+
+    @property
+    def inside(self) -> bool:
+        """Its keys are inside the field (an object), not beside it: no argument
+        reads the field itself."""
+        return all(a.key for a in self.args)
+
+    def key_path(self, key: str) -> tuple[str, ...]:
+        """The path from the root of the field argument ``key`` reads."""
+        return (*(self.path if self.inside else self.path[:-1]), key)
 
 
 @dataclass(frozen=True)
@@ -73,7 +89,7 @@ class Input:
     def arity(self) -> int:
         return len(self.kinds)
 
-    @property
+    @cached_property
     def readings(self) -> tuple[Reading, ...]:
         return tuple(_reading(self.pred, text) for text in self.read.split(" ; "))
 
@@ -83,11 +99,10 @@ class Input:
         paths = []
         for r in self.readings:
             field = "$." + ".".join(r.path)
-            keys = [a.key for a in r.args if a.key and a.key[0] not in "@'"]
-            if keys and all(a.key for a in r.args):  # keys inside the field
-                field += "." + ", .".join(keys)
-            elif keys:  # a field that is a value: the keys beside it
-                field += ", " + ", ".join(field.rpartition(".")[0] + "." + k for k in keys)
+            if r.keys and r.inside:
+                field += "." + ", .".join(r.keys)
+            elif r.keys:  # a field that is a value: the keys beside it
+                field += ", " + ", ".join("$." + ".".join(r.key_path(k)) for k in r.keys)
             paths.append(field)
         return " / ".join(dict.fromkeys(paths)) + (f" ({self.note})" if self.note else "")
 
@@ -280,11 +295,9 @@ def leaf_fields() -> dict[str, str]:
         found[entry.pred] = ".".join(path)
         if cut:
             continue
-        # keys inside the field when it is an object, else beside it
-        holder = path if all(arg.key for arg in reading.args) else path[:-1]
-        for arg in reading.args:
-            if arg.key and arg.key[0] not in "@'":
-                found[f"{entry.pred}.{arg.key}"] = ".".join([*holder, arg.key])
+        record = len(reading.path) - len(path)  # the keys of the record's path
+        for key in reading.keys:
+            found[f"{entry.pred}.{key}"] = ".".join(reading.key_path(key)[record:])
     return found
 
 
