@@ -1,8 +1,10 @@
 """The engine's fast paths against its plain path: the same bytes, every way.
 
 Fast: times replaced by their ranks, card types no rule reads left out,
-snapshots judged before answered from the cache.  Plain (``fast=False``): raw
-timestamps, every type, no cache.  Compared on 1,300 generated snapshots (the benchmark
+snapshots judged before answered from the cache, objects derived at their event
+points only (docs/engine.md, Grounding items 8-13).  Plain (``fast=False``): raw
+timestamps, every type, no cache, every object at every time point
+(``every_time_point.``).  Compared on 1,300 generated snapshots (the benchmark
 generator: 1,000 small ones and 300 realistic 20-object ones, three times dearer each) and
 on every scenario file; and
 a ruling is the same alone, in any batch, with any batch size.

@@ -10,7 +10,9 @@ a snapshot -- and hence its ruling -- do not depend on the batch it is in, and
 clingo's symbol table (which is never freed) stays small.  Snapshots whose facts
 have been judged before are answered from a bounded cache of the atoms the
 program showed for them (the key is the lens's program and the whole fact text:
-sound by construction).  ``fast=False`` turns both off (raw timestamps, no cache).
+sound by construction).  ``fast=False`` turns both off (raw timestamps, no cache),
+and the event points too: every object is derived at every time point
+(``every_time_point.``, order.lp), the reference the fast path is tested against.
 
 A ``Lens`` is what one judging shows and how it is read: extra encodings (e.g.
 explain.lp), extra program text of its own (an invariant, causes' externals),
@@ -213,7 +215,8 @@ class Engine:
     def __post_init__(self) -> None:
         self.changes = tuple(self.changes)
         versions = tuple(sorted(catalog.versions(), key=lambda v: v.name))
-        self.program_text = Program(versions, self.changes).text()
+        self.program_text = Program(versions, self.changes).text() + (
+            "" if self.fast else "\nevery_time_point.\n")
         self._cache: OrderedDict[tuple[Any, str], list[Any]] = OrderedDict()
         self._program: list[ast.AST] | None = None  # parsed once, on first use
         self._lenses: dict[tuple[str, tuple[str, ...], str], list[ast.AST]] = {}
