@@ -207,9 +207,10 @@ class Engine:
     # with them the ground atoms clingo keeps for the life of the process, stay few.
     grounding_size: int = 128
     # And a grounding's size bound: the sum over its snapshots of (facts)^2, the
-    # measure its ground atoms grow with (objects x time points): 128 snapshots
-    # of ~100 facts (20 objects), a few of 80 or 200 objects (docs/engine.md).
-    grounding_weight: int = 128 * 100 ** 2
+    # measure its ground atoms grow with (objects x time points, at most): 128
+    # snapshots of ~100 facts (20 objects), ~40 of 80 objects, a few of 200
+    # (docs/engine.md, "Memory").
+    grounding_weight: int = 4 * 128 * 100 ** 2
     phases: Phases = field(default_factory=Phases)
 
     def __post_init__(self) -> None:
