@@ -359,8 +359,11 @@ def cmd_differential(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     while total < args.snapshots:
         chunk = min(1000, args.snapshots - total)
-        docs = [make.realistic(rng, total + i) if i % 2 else make.Builder(rng, total + i).build()
-                for i in range(chunk)]
+        if args.phasing:
+            docs = [make.phasing_game(rng, total + i) for i in range(chunk)]
+        else:
+            docs = [make.realistic(rng, total + i) if i % 2
+                    else make.Builder(rng, total + i).build() for i in range(chunk)]
         items = [(d, "differential") for d in docs]
         plain = [r.to_json() for r in adjudicate_many(items, fast=False)]
         fast = [r.to_json() for r in adjudicate_many(items, fast=True)]
@@ -508,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--objects", type=int, default=20)
             p.add_argument("--effects", type=int, default=8)
             p.add_argument("--atoms", action="store_true", help="count ground atoms too")
+        if name == "differential":
+            p.add_argument("--phasing", action="store_true",
+                           help="random games where permanents phase (make_corpus.phasing_game)")
         if name == "run":
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--tmp", default=None, help="where to write the corpus")

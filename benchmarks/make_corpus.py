@@ -322,6 +322,70 @@ def realistic(rng: random.Random, n: int, objects: int = 20, effects: int = 8) -
     return Builder(rng, n, objects, effects, 6).build()
 
 
+PHASING_PLAYERS = ("alice", "bob", "carol")
+PHASING_DURATIONS = ("indefinite", "end-of-turn", "while-you-control-source",
+                     "while-source-on-battlefield", "while-enchanted")
+
+
+def phasing_game(rng: random.Random, n: int) -> dict[str, Any]:
+    """A small game for the phasing differential: creatures that may phase, an Aura
+    that may be attached to one (and phase with it), steals of them from spells or
+    from a creature, an exchange, a player who left."""
+    players: list = list(PHASING_PLAYERS)
+    if rng.random() < 0.25:
+        players[2] = {"id": "carol", "left_at": rng.randint(10, 30)}
+    now = 40
+    objects: list[dict] = []
+    creatures = [f"c{i}" for i in range(rng.randint(2, 4))]
+    for c in creatures:
+        owner = PHASING_PLAYERS[rng.randrange(3)]
+        obj = {"id": c, "kind": "card", "zone": "battlefield", "types": ["creature"],
+               "start": {"zone": "library", "player": owner},
+               "entered": {"at": rng.randint(1, 12), "under": owner}}
+        if rng.random() < 0.6:
+            out = rng.randint(2, 30)
+            spans = [{"out_at": out, "in_at": out + rng.randint(1, 8)}]
+            if rng.random() < 0.3:
+                spans = [{"out_at": out}]
+            obj["phasing"] = spans
+        objects.append(obj)
+    effects: list[dict] = []
+    if rng.random() < 0.6:
+        owner = PHASING_PLAYERS[rng.randrange(3)]
+        target = rng.choice(creatures)
+        at = rng.randint(3, 25)
+        objects.append({"id": "aura", "kind": "card", "zone": "battlefield",
+                        "types": ["enchantment", "aura"],
+                        "start": {"zone": "library", "player": owner},
+                        "entered": {"at": at, "under": owner}, "attached_to": target})
+        effects.append({"id": "e-aura", "kind": "control", "origin": "static",
+                        "source": "aura", "attached": True, "timestamp": at})
+    for k in range(rng.randint(1, 4)):
+        caster = PHASING_PLAYERS[rng.randrange(3)]
+        spell = f"s{k}"
+        ts = rng.randint(3, 35)
+        objects.append({"id": spell, "kind": "card", "zone": "graveyard", "types": ["sorcery"],
+                        "start": {"zone": "library", "player": caster},
+                        "put_on_stack": {"at": ts - 1, "by": caster}})
+        source = spell if rng.random() < 0.7 else rng.choice(creatures)
+        effect: dict = {"id": f"e{k}", "kind": "control", "origin": "resolution",
+                        "source": source, "objects": [rng.choice(creatures)], "timestamp": ts}
+        if source == spell or rng.random() < 0.5:
+            effect["player"] = caster
+        duration = rng.choice(PHASING_DURATIONS)
+        if duration != "indefinite":
+            effect["duration"] = duration
+        if duration == "end-of-turn":
+            effect["ended_at"] = ts + rng.randint(1, 6)
+        effects.append(effect)
+    if rng.random() < 0.3 and len(creatures) >= 2:
+        a, b = rng.sample(creatures, 2)
+        effects.append({"id": "ex", "kind": "exchange", "origin": "resolution",
+                        "source": "s0", "objects": [a, b], "timestamp": rng.randint(5, 35)})
+    return {"id": f"phasing{n}", "players": players, "active_player": "alice", "now": now,
+            "objects": objects, "effects": effects}
+
+
 def broken(rng: random.Random, doc: dict[str, Any]) -> str:
     """A deliberately bad line."""
     how = rng.randrange(4)
