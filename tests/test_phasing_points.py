@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import random
 
-from test_differential import corpus_module
-
-from mtgcontrol.engine.api import adjudicate_many
+from test_differential import corpus_module, rulings
 
 
 def test_phasing_objects_agree_with_every_time_point() -> None:
     rng = random.Random(26)
     make = corpus_module()
     docs = [make.phasing_game(rng, n) for n in range(400)]
-    items = [(d, d["id"]) for d in docs]
-    fast = [r.to_json() for r in adjudicate_many(items, fast=True)]
-    plain = [r.to_json() for r in adjudicate_many(items, fast=False)]
+    fast = rulings(docs, fast=True)
+    plain = rulings(docs, fast=False)
     differ = [docs[i]["id"] for i, (a, b) in enumerate(zip(fast, plain, strict=True)) if a != b]
     assert not differ, f"{len(differ)} snapshot(s) differ, e.g. {differ[:5]}"
     # The snapshots are judged, and exercise phasing: most are no error record.
