@@ -426,8 +426,9 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in
                                                       data["bounds"].items())))
-    if data.get("seconds") is not None:
-        stats.append((lang.label("time"), lang.label("seconds", s=f"{data['seconds']:.1f}")))
+    seconds = data.get("cpu_seconds", data.get("seconds"))  # CPU where a search says it
+    if seconds is not None:
+        stats.append((lang.label("time"), lang.label("seconds", s=f"{seconds:.1f}")))
     return render("summary.html.j2", lang, title=title, kind="research", research_kind=kind,
                   stats=stats, cites=chart, codes=None, violations=[],
                   errors=data.get("errors", [])[:200], groups=groups, verdicts=verdicts)
@@ -469,7 +470,7 @@ def verdict_row(v: dict[str, Any], lang: Lang) -> dict[str, Any]:
     failures = ", ".join(f"{f['what']} {f['object']}" for f in v.get("failures") or ())
     return {"rules": v["rules"], "invariant": v["invariant"], "summary": v.get("summary", ""),
             "holds": v["holds"], "verdict": verdict, "upto": upto,
-            "seconds": lang.label("seconds", s=f"{v.get('seconds', 0):.1f}"),
+            "seconds": lang.label("seconds", s=f"{v.get('cpu_seconds', 0):.1f}"),
             "failures": failures, "counterexample": v.get("counterexample")}
 
 
