@@ -21,8 +21,8 @@ from mtgcontrol import catalog, research
 from mtgcontrol.cli import main
 from mtgcontrol.engine.causes import minimal_causes
 from mtgcontrol.research import Bounds, impact_exhaustive
-from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
 from mtgcontrol.research.differences import impact_search
+from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
 from mtgcontrol.research.proofs import (
     Invariant,
     Settings,
@@ -127,8 +127,9 @@ def test_verdicts_do_not_depend_on_the_number_of_threads_or_workers() -> None:
 
 
 def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path: Path) -> None:
-    """At 3 / 3 / 2 the size-4 proof takes a minute here: 2 s of search stop before (one
-    thread: a time limit in seconds of wall time costs half the CPU of two)."""
+    """At 3 / 3 / 2 the size-4 proof takes minutes of CPU: 2 s of CPU (every worker's,
+    whatever the load) stop before; the limit may be passed by what the workers were
+    grounding when it came."""
     start = time.perf_counter()
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
@@ -136,14 +137,14 @@ def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path
     assert time.perf_counter() - start < 120
     verdict = json.loads(out)["verdicts"][0]
     assert code == 1 and verdict["holds"] is None and "counterexample" not in verdict
-    assert 0 <= verdict["proved_upto"] < 4
+    assert 0 <= verdict["proved_upto"] < 4 and verdict["cpu_seconds"] < 30
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
                         "--threads", "1", "--time-limit", "2", "--quiet")
     assert code == 1 and "one-controller (Exactly one controller for each permanent and " \
         "spell): undecided beyond size" in out and "FAILED" not in out
-    assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\)\)$",
-                     out)
+    assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\); "
+                     r"[\d.]+ s CPU\)$", out)
     page = tmp_path / "verify.html"
     assert main(["verify", "--players", "3", "--objects", "3", "--effects", "2",
                  "--invariant", str(INVARIANT_DIR / "one-controller.lp"), "--time-limit", "1",
@@ -183,25 +184,71 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
                  "-"]) == 2
 
 
+SIGNALLED = {
+    # verify: the size-4 proof of one-controller at 3 / 3 / 2 takes minutes of CPU
+    "verify": (["verify", "--players", "3", "--objects", "3", "--effects", "2",
+                "--invariant", str(INVARIANT_DIR / "one-controller.lp")],
+               "searching cones with 4 object(s)"),
+    # the first tasks: their programs are being grounded in the workers
+    "grounding": (["verify", "--players", "3", "--objects", "5", "--effects", "3"],
+                  "searching cones with 1 object(s)"),
+    # impact 2017 -> 2020 at 3 / 4 / 2 runs minutes, in one worker process
+    "impact": (["impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
+                "--players", "3", "--objects", "4", "--effects", "2"],
+               "searching cones with 2 object(s)"),
+}
+
+
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_a_long_proof_at_once(signum: int, code: int) -> None:
-    """The proof of size 4 at 3 / 3 / 2 takes a minute; the signal is handled while the
-    solver runs (it waits in slices), not when the solve ends."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mtgcontrol.cli", "verify", "--players", "3", "--objects", "3",
-         "--effects", "2", "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
-         "--threads", "1"],  # the proofs up to size 3: 37 s CPU on one thread, 52 on two
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("phase", sorted(SIGNALLED))
+def test_a_signal_stops_a_search_at_once(phase: str, signum: int, code: int) -> None:
+    """The searches run in worker processes; the parent, which only waits for them,
+    handles the signal at once and kills them, in any phase (grounding included)."""
+    argv, wait_for = SIGNALLED[phase]
+    process = subprocess.Popen([sys.executable, "-m", "mtgcontrol.cli", *argv],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
-    for line in process.stderr:  # progress: wait until the size-4 proof runs
-        if "searching cones with 4 object(s)" in line:
+    for line in process.stderr:  # progress: wait until the phase runs
+        if wait_for in line:
             break
     time.sleep(1)
+    children = psutil_children(process.pid)
+    assert children, "the search runs in worker processes"
     sent = time.perf_counter()
     process.send_signal(signum)
     _, err = process.communicate(timeout=240)
     assert process.returncode == code and "Traceback" not in err
-    assert time.perf_counter() - sent < 30  # the size-4 proof alone takes longer
+    assert time.perf_counter() - sent < 10  # the proofs and groundings take minutes
+    deadline = time.perf_counter() + 5  # the fork server sees its parent gone
+    while [c for c in children if _alive(c)] and time.perf_counter() < deadline:
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)], "every worker process is gone"
+
+
+def psutil_children(pid: int) -> list[int]:
+    """The process's descendants (Linux /proc)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                if ppid == parent:
+                    found.append(int(entry.name))
+                    todo.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:
