@@ -24,9 +24,9 @@ from .. import catalog
 from ..engine.facts import Names
 from .gen import Bounds, generator_text
 from .impact import _explain_witnesses
-from .reports import ImpactReport
+from .reports import ImpactReport, witness_record
 from .solver import Budget, Found, SearchProgram, Stopped, search_file
-from .views import Sides, compare, judge_one, judge_pairs, show_value
+from .views import Sides, compare, judge_one, judge_pairs
 from .views import _rule_order as _rule_key
 from .workers import Failure, Groundings, run_one, runner
 
@@ -188,11 +188,7 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
         for diff in diffs:
             entry = report.kinds[(diff.kind, diff.category)]
             if entry.witness is None:
-                entry.witness = {"size": w.size, "object": diff.subject(names),
-                                 "snapshot": w.doc,
-                                 "from": show_value(diff.key, diff.before, names),
-                                 "to": show_value(diff.key, diff.after, names),
-                                 "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+                entry.witness = witness_record(w.size, diff, names, w.doc)
         report.judged += 1
     _explain_witnesses(report, v1, v2, changes)
     report.cpu_seconds = result.cpu + time.process_time() - start

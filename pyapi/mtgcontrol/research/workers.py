@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import signal
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from contextlib import suppress
@@ -330,15 +331,18 @@ class DaskCluster:
 
         self._cluster, self._client = DaskRunner(address, None, count).start()
         self.workers = max(1, len(self._client.scheduler_info()["workers"]))
-        self._futures: dict[int, tuple[Task, Any]] = {}
+        self._futures: dict[int, tuple[Task, Any]] = {}  # by submission: each key unique
+        self._submitted = 0
+        self._run = uuid.uuid4().hex
 
     def dispatch(self, candidates: Sequence[Task]) -> list[Task]:
         room = 2 * self.workers - len(self._futures)
         started = list(candidates[:max(0, room)])
         for task in started:
+            self._submitted += 1
             future = self._client.submit(_run_on_dask, task, pure=False,
-                                         key=f"mtgcontrol-search-{os.getpid()}-{task.number}")
-            self._futures[task.number] = (task, future)
+                                         key=f"mtgcontrol-search-{self._run}-{self._submitted}")
+            self._futures[self._submitted] = (task, future)
         return started
 
     def wait(self, timeout: float) -> list[tuple[Task, Any]]:
@@ -366,9 +370,9 @@ class DaskCluster:
         return 0.0
 
     def cancel(self, task: Task) -> None:
-        entry = self._futures.get(task.number)
-        if entry is not None:
-            entry[1].cancel()
+        for entry in self._futures.values():
+            if entry[0] is task:
+                entry[1].cancel()
 
     def close(self) -> None:
         from ..batch.dask_runner import quiet_close
