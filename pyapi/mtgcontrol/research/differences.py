@@ -25,7 +25,7 @@ from ..engine.facts import Names
 from .gen import Bounds, generator_text
 from .impact import _explain_witnesses
 from .reports import ImpactReport, witness_record
-from .solver import Budget, Found, SearchProgram, Stopped, search_file
+from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
 from .views import Sides, compare, judge_one, judge_pairs
 from .views import _rule_order as _rule_key
 from .workers import Failure, Groundings, run_one, runner
@@ -101,21 +101,39 @@ class ImpactTask:
         # not one a worker keeps for other tasks.
         del groundings
         search = self.program.ground()
+        bounds = self.program.bounds
         out = Witnesses()
         excluded: set[FoundKind] = set()
-        size = 1
-        progress = None if self.quiet else _progress
+        for size in range(1, bounds.objects + bounds.effects + 1):
+            if not self.quiet:
+                _progress(f"{self.label}{len(excluded)} kind(s) found: searching "
+                          f"{search.unit} with {size} object(s) + effect(s) (up to "
+                          f"{bounds.players} players)")
+            # Sizes in turn (each kind's first witness is a smallest one); within a size,
+            # cell by cell and cube by cube (the kinds of the effects), each searched
+            # until it has no witness of a kind not found yet.
+            for _objects, effects in cells(bounds, size):
+                for cube in cubes(self.program.generator or generator_text(), effects,
+                                  bounds.effects):
+                    if not self._exhaust(search, size, cube, budget, excluded, out):
+                        out.exhausted_upto = size - 1
+                        out.cpu = budget.spent()
+                        return out
+        out.cpu = budget.spent()
+        return out
+
+    def _exhaust(self, search: Search, size: int, cube: Cube, budget: Budget,
+                 excluded: set[FoundKind], out: Witnesses) -> bool:
+        """Every new kind with a witness in ``cube``; False when the budget ran out."""
+        assumptions = [(clingo.parse_term(atom), value) for atom, value in cube]
         while True:
             step = time.process_time()
-            try:
-                found = search.first(size, progress, f"{self.label}{len(excluded)} kind(s) "
-                                                     "found: ", budget)
-            except Stopped as stop:
-                out.exhausted_upto = stop.proved
-                break
+            solved = search.solve(size, assumptions, budget, model=True)
+            if solved.sat is None:
+                return False
+            found = solved.found
             if found is None:
-                break
-            size = found.size
+                return True
             new = model_kinds(found.atoms) - excluded
             if not new:
                 raise RuntimeError("impact search: a witness showed no new kind "
@@ -126,8 +144,6 @@ class ImpactTask:
             out.found.append((found.size, found.doc, [str(a) for a in found.atoms]))
             out.per_size.append({"size": found.size, "new_kinds": len(new),
                                  "cpu_seconds": round(time.process_time() - step, 2)})
-        out.cpu = budget.spent()
-        return out
 
 
 def _progress(message: str) -> None:

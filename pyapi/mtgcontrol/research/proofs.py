@@ -24,7 +24,6 @@ and solves, on every worker): a verdict that does not depend on the machine's lo
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +40,16 @@ from ..engine.api import engine_for
 from ..engine.engine import Frame, Lens
 from ..engine.solve import NoRuling
 from .gen import Bounds, generator_text
-from .solver import Budget, Found, Progress, SearchProgram, Solved, effect_kinds, search_file
+from .solver import (
+    Budget,
+    Found,
+    Progress,
+    SearchProgram,
+    Solved,
+    cells,
+    cubes,
+    search_file,
+)
 from .workers import POLL, Failure, Groundings, Runner, run_one, runner
 
 # ---------------------------------------------------------------------------------
@@ -179,21 +187,6 @@ def invariant_program(bounds: Bounds, version: catalog.Version, invariant: Invar
                          orderings=orderings and not two, fewest_players=fewest_players,
                          options=tuple(options), threads=threads,
                          generator=generator if generator is not None else generator_text())
-
-
-def cells(bounds: Bounds, size: int) -> list[tuple[int, int]]:
-    """(objects, effects) of exactly ``size`` within ``bounds`` (at least one object)."""
-    return [(o, size - o) for o in range(1, bounds.objects + 1)
-            if 0 <= size - o <= bounds.effects]
-
-
-def cubes(generator: str, effects: int) -> list[tuple[tuple[str, bool], ...]]:
-    """One cube per kind of each effect: ``etype(E,K)`` for E = 1..effects.  Every
-    snapshot of a cell is in exactly one (each effect has one kind), so together they
-    are the cell; a tuple the generator's canonical order rules out is refuted at once."""
-    kinds = effect_kinds(generator)
-    return [tuple((f"etype({e},{k})", True) for e, k in enumerate(combo, 1))
-            for combo in itertools.product(kinds, repeat=effects)]
 
 
 @dataclass
@@ -481,7 +474,7 @@ def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
                     Bounds(v.bounds.players, objects, effects), track.version, v.invariant,
                     v.mode, track.changes, settings.threads, options=settings.options,
                     orderings=settings.orderings, generator=generator)
-                for cube in cubes(generator, effects):
+                for cube in cubes(generator, effects, v.bounds.effects):
                     task = CubeTask(len(tasks), program, size, cube, track=index,
                                     cell=(objects, effects))
                     tasks.append(task)

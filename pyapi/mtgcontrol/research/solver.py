@@ -18,6 +18,7 @@ assumptions, stopped when its CPU budget is spent or when it is cancelled.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,26 @@ def effect_kinds(generator: str) -> tuple[str, ...]:
     found = sorted((a.symbol.arguments[1].number, str(a.symbol.arguments[0]))
                    for a in ctl.symbolic_atoms.by_signature("effkind", 2))
     return tuple(name for _, name in found)
+
+
+def cells(bounds: Bounds, size: int) -> list[tuple[int, int]]:
+    """(objects, effects) of exactly ``size`` within ``bounds`` (at least one object)."""
+    return [(o, size - o) for o in range(1, bounds.objects + 1)
+            if 0 <= size - o <= bounds.effects]
+
+
+Cube = tuple[tuple[str, bool], ...]
+"""Assumptions, each an atom's text and its value."""
+
+
+def cubes(generator: str, effects: int, most: int) -> list[Cube]:
+    """The snapshots with exactly ``effects`` effects (of at most ``most``), one cube per
+    kind of each effect: ``ef(E)`` for E <= effects and not beyond, ``etype(E,K)``.
+    Every such snapshot is in exactly one (each effect has one kind), so together they
+    are the cell; a tuple the generator's canonical order rules out is refuted at once."""
+    count = tuple((f"ef({e})", e <= effects) for e in range(1, most + 1))
+    return [count + tuple((f"etype({e},{k})", True) for e, k in enumerate(combo, 1))
+            for combo in itertools.product(effect_kinds(generator), repeat=effects)]
 
 
 def cpu_seconds() -> float:
