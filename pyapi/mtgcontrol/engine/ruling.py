@@ -48,6 +48,8 @@ VIA: dict[str, tuple[str, str, str]] = {
     "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
     "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
+    "object_phased_out": ("{a} phased out at {b}: treated as though it does not exist",
+                          "o", "t"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
     "choice": ("an open choice for {a}", "p", "n"),
