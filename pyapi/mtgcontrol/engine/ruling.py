@@ -47,6 +47,10 @@ VIA: dict[str, tuple[str, str, str]] = {
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
     "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
+    "began_while_phased_out": ("effect {a} began while it was phased out (since {b}): it is "
+                               "not among the objects the effect affects", "e", "t"),
+    "exchange_phased_out": ("exchange {a} did not happen: {b} was phased out as it resolved",
+                            "e", "o"),
     "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
     "object_phased_out": ("{a} phased out at {b}: treated as though it does not exist",
                           "o", "t"),
