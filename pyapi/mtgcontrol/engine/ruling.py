@@ -39,6 +39,8 @@ VIA: dict[str, tuple[str, str, str]] = {
                        "e", "n"),
     "overridden": ("effect {a} applies but is overridden by effect {b}", "e", "e"),
     "you_of_source": ("effect {a}: its source is controlled by {b}", "e", "p"),
+    "turn_owner": ("effect {a} lasts until {b}'s next turn or its end: \"your\" is the "
+                   "controller of its source as it began", "e", "p"),
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
                              "e", "e"),
     "loop_first_applied": ("effect {a} was in a dependency loop whose first effect in "
