@@ -54,6 +54,9 @@ VIA: dict[str, tuple[str, str, str]] = {
     "exchange_phased_out": ("exchange {a} did not happen: {b} was phased out as it resolved",
                             "e", "o"),
     "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
+    "phased_token_ceased": ("phased out at {a}: a phased-out token ceases to exist", "t", "n"),
+    "phased_with_ceased_token": ("phased out with {a}, a token that ceased to exist at {b}: it "
+                                 "would phase in only with that token", "o", "t"),
     "object_phased_out": ("{a} phased out at {b}: treated as though it does not exist",
                           "o", "t"),
     "none": ("not on the battlefield or the stack", "n", "n"),
