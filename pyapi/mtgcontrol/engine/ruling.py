@@ -59,6 +59,8 @@ VIA: dict[str, tuple[str, str, str]] = {
                                  "would phase in only with that token", "o", "t"),
     "object_phased_out": ("{a} phased out at {b}: treated as though it does not exist",
                           "o", "t"),
+    "arrived_after_leaving": ("put onto the battlefield or the stack at {a} under {b}, who had "
+                              "already left the game: this version stops only a token", "t", "p"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
     "choice": ("an open choice for {a}", "p", "n"),
