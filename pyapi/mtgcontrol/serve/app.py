@@ -272,10 +272,12 @@ class ClientGone(Exception):
     """The client closed the connection."""
 
 
-async def body_lines(receive: Receive, max_line: int, limit: int) -> AsyncIterator[Line]:
+async def body_lines(receive: Receive, max_line: int, limit: int
+                     ) -> AsyncIterator[list[Line]]:
     """The body's lines, numbered from 1, as ``batch.lines.numbered`` reads a file: every
     line (a blank one too; a last one without its line end too), without its ``\\n`` or
-    ``\\r\\n``; a line over ``max_line`` bytes given as a `LongLine` (not held)."""
+    ``\\r\\n``; a line over ``max_line`` bytes given as a `LongLine` (not held).  The
+    lines each piece of the body completes come together, as soon as it arrives."""
     buffer = bytearray()
     number = total = long_length = 0
     long_head: bytes | None = None
@@ -286,9 +288,11 @@ async def body_lines(receive: Receive, max_line: int, limit: int) -> AsyncIterat
             raise ClientGone
         body: bytes = message.get("body", b"")
         more = message.get("more_body", False)
+        over = total + len(body) > limit
+        if over:  # the lines that end within the limit are read; then the record
+            body, more = body[:limit - total], True
         total += len(body)
-        if total > limit:
-            raise BodyOver(number + 1)
+        lines: list[Line] = []
         start = 0
         while start <= len(body):
             end = body.find(b"\n", start)
@@ -304,21 +308,29 @@ async def body_lines(receive: Receive, max_line: int, limit: int) -> AsyncIterat
                 break
             number += 1
             if long_head is not None:
-                yield number, LongLine(long_head, long_length, max_line)
+                lines.append((number, LongLine(long_head, long_length, max_line)))
                 long_head = None
             else:
-                yield number, bytes(buffer).removesuffix(b"\r")
+                lines.append((number, bytes(buffer).removesuffix(b"\r")))
                 buffer.clear()
             start = end + 1
+        yield lines
+        if over:
+            raise BodyOver(number + 1)
     if long_head is not None:
-        yield number + 1, LongLine(long_head, long_length, max_line)
+        yield [(number + 1, LongLine(long_head, long_length, max_line))]
     elif buffer:
-        yield number + 1, bytes(buffer).removesuffix(b"\r")
+        yield [(number + 1, bytes(buffer).removesuffix(b"\r"))]
+
+
+Chunk = list[asyncio.Future[Reply]]
 
 
 class BatchStream:
     """``POST /batch``: one output line per body line, in order, each written as soon as
-    its chunk is judged; the bytes of ``mtgcontrol batch`` for the same lines."""
+    its lines are judged; the bytes of ``mtgcontrol batch`` for the same lines.  Lines
+    go to the workers in chunks of up to ``batch_size`` (fewer when the body pauses), at
+    most two chunks' worth per worker ahead of what is written (memory stays flat)."""
 
     def __init__(self, service: Service) -> None:
         self.service = service
@@ -337,11 +349,11 @@ class BatchStream:
         except Refused as refused:
             await response(refused.reply())(scope, receive, send)
             return
-        chunks: asyncio.Queue[list[asyncio.Future[Reply]] | BodyOver | None] = \
-            asyncio.Queue(maxsize=2 * config.workers)
-        reader = asyncio.create_task(self._read(receive, opts, chunks))
+        chunks: asyncio.Queue[Chunk | BodyOver | None] = asyncio.Queue()
+        ahead = asyncio.Semaphore(2 * config.workers * config.batch_size)
+        reader = asyncio.create_task(self._read(receive, opts, chunks, ahead))
         try:
-            await self._write(send, chunks)
+            await self._write(send, chunks, ahead)
         except (OSError, ClientGone):  # the client left: its lines are not judged
             pass
         finally:
@@ -352,31 +364,37 @@ class BatchStream:
                     future.cancel()
 
     async def _read(self, receive: Receive, opts: Options,
-                    out: asyncio.Queue[list[asyncio.Future[Reply]] | BodyOver | None]) -> None:
+                    out: asyncio.Queue[Chunk | BodyOver | None],
+                    ahead: asyncio.Semaphore) -> None:
         config, pool = self.service.config, self.service.pool
         tasks: list[Task] = []
-        held = 0
-        try:
-            async for number, raw in body_lines(receive, config.max_line_bytes,
-                                                config.max_batch_bytes):
-                tasks.append(Task("line", raw, number))
-                held += len(raw)
-                if len(tasks) >= config.batch_size or held >= CHUNK_BYTES:
-                    await out.put(pool.submit(opts, *tasks))
-                    tasks, held = [], 0
-            if tasks:
-                await out.put(pool.submit(opts, *tasks))
-            await out.put(None)
-        except BodyOver as over:
-            if tasks:
-                await out.put(pool.submit(opts, *tasks))
-            await out.put(over)
-        except ClientGone:
-            await out.put(None)
 
-    async def _write(self, send: Send,
-                     chunks: asyncio.Queue[list[asyncio.Future[Reply]] | BodyOver | None]
-                     ) -> None:
+        async def submit() -> None:
+            for _ in tasks:
+                await ahead.acquire()
+            out.put_nowait(pool.submit(opts, *tasks))
+            tasks.clear()
+
+        try:
+            async for lines in body_lines(receive, config.max_line_bytes,
+                                          config.max_batch_bytes):
+                held = 0
+                for number, raw in lines:
+                    tasks.append(Task("line", raw, number))
+                    held += len(raw)
+                    if len(tasks) >= config.batch_size or held >= CHUNK_BYTES:
+                        await submit()
+                        held = 0
+                if tasks:  # the body pauses here: judge what came
+                    await submit()
+            out.put_nowait(None)
+        except BodyOver as over:
+            out.put_nowait(over)
+        except ClientGone:
+            out.put_nowait(None)
+
+    async def _write(self, send: Send, chunks: asyncio.Queue[Chunk | BodyOver | None],
+                     ahead: asyncio.Semaphore) -> None:
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", NDJSON.encode())]})
         while (item := await chunks.get()) is not None:
@@ -389,6 +407,8 @@ class BatchStream:
                             "body": (record.to_json() + "\n").encode()})
                 break
             replies = [await future for future in item]
+            for _ in item:
+                ahead.release()
             body = b"".join(text.encode("utf-8", "backslashreplace") + b"\n"
                             for _, text in replies)
             await send({"type": "http.response.body", "body": body, "more_body": True})

@@ -18,7 +18,7 @@ from ..engine.api import InputError
 from ..engine.validate import InputProblem, shown
 
 DEFAULTS: dict[str, Any] = {"timeout": 10.0, "max_batch_bytes": 1 << 30, "max_memory": 2048,
-                            "worker_memory": 120, "max_waiting": 1000}
+                            "worker_memory": 120, "max_waiting": 1000, "grace": 3.0}
 
 
 def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
@@ -30,7 +30,7 @@ def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
                     "and the workbench page at /.  Each worker process keeps its engine "
                     "warm; requests that arrive together are judged together.  Stop with "
                     "SIGTERM or Ctrl-C: requests in flight are finished (or answered 503 "
-                    "after 3 s).  API and limits: docs/serve.md.")
+                    "after --grace seconds).  API and limits: docs/serve.md.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000,
@@ -65,6 +65,10 @@ def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
     p.add_argument("--max-waiting", type=positive_int, default=DEFAULTS["max_waiting"],
                    metavar="N", help="requests waiting for a worker at most (default "
                    f"{DEFAULTS['max_waiting']}): more are answered 503")
+    p.add_argument("--grace", type=positive_float, default=DEFAULTS["grace"], metavar="SECONDS",
+                   help="after SIGTERM or SIGINT, seconds the requests in flight have to "
+                        f"finish (default {DEFAULTS['grace']:g}); then they are answered 503 "
+                        "and the server exits (within a second)")
     p.add_argument("--access-log", action="store_true", help="log every request")
 
 
@@ -114,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes, max_batch_bytes=args.max_batch_bytes,
         max_line_bytes=args.max_line_bytes, max_objects=args.max_objects,
         max_effects=args.max_effects, max_memory=args.max_memory,
-        worker_memory=args.worker_memory, max_waiting=args.max_waiting,
+        worker_memory=args.worker_memory, max_waiting=args.max_waiting, grace=args.grace,
         proposals=proposals(args.change), access_log=args.access_log)
     try:
         sock = listening_socket(args.host, args.port)

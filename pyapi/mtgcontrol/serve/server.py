@@ -60,7 +60,8 @@ def run(config: ServeConfig, sock: socket.socket) -> int:
     log: dict[str, Any] = {"log_config": None} if not config.access_log else {}
     server = Server(uvicorn.Config(
         create_app(service), lifespan="on", log_level="info" if config.access_log else "error",
-        access_log=config.access_log, timeout_graceful_shutdown=int(config.grace + 1),
+        access_log=config.access_log,
+        timeout_graceful_shutdown=int(config.grace) + 1,
         server_header=False, proxy_headers=False, **log))
     try:
         server.run(sockets=[sock])
