@@ -334,7 +334,11 @@
         if (differs) cell.className = "differs";
       }
     }
-    if (!found.length) body.insertRow().insertCell().textContent = "no fact differs";
+    if (!found.length) {
+      const cell = body.insertRow().insertCell();
+      cell.colSpan = 4;
+      cell.textContent = "no fact differs";
+    }
     $("differences").hidden = false;
     await show(rulingB, pageB);
     for (const frame of [ruling, rulingB]) mark(frame, found);
