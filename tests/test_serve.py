@@ -398,30 +398,34 @@ def test_sigterm_lets_a_request_in_flight_finish() -> None:
     """A /batch whose body is still coming when SIGTERM arrives is read and answered
     to its end (within the grace period); then the server exits."""
     served = start(workers=1)
-    line = (ROOT / "examples" / "01-mind-control.json").read_bytes().replace(b"\n", b" ")
+    try:
+        line = (ROOT / "examples" / "01-mind-control.json").read_bytes().replace(b"\n", b" ")
 
-    def chunk(data: bytes) -> bytes:
-        return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+        def chunk(data: bytes) -> bytes:
+            return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
-    with socket.create_connection(("127.0.0.1", served.port), timeout=60) as conn:
-        conn.sendall(b"POST /batch HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
-                     + chunk(line + b"\n" + line + b"\n"))
-        stream = conn.makefile("rb")
-        assert stream.readline().startswith(b"HTTP/1.1 200")
-        while stream.readline() != b"\r\n":  # the headers
-            pass
-        first = stream.readline()  # the first piece of the streamed body: its size
-        assert int(first, 16) > 0
-        sent = time.monotonic()
-        served.process.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
-        conn.sendall(chunk((line + b"\n") * 3) + chunk(b"") )
-        rest = stream.read()
-    code = served.process.wait(10)
-    assert code == 143 and time.monotonic() - sent < 5
-    body = stream_lines(first, rest)
-    assert len(body) == 5 and all(json.loads(x)["objects"]["bear"]["controller"] == "bob"
-                                  for x in body)
+        with socket.create_connection(("127.0.0.1", served.port), timeout=60) as conn:
+            conn.sendall(b"POST /batch HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
+                         + chunk(line + b"\n" + line + b"\n"))
+            stream = conn.makefile("rb")
+            assert stream.readline().startswith(b"HTTP/1.1 200")
+            while stream.readline() != b"\r\n":  # the headers
+                pass
+            first = stream.readline()  # the first piece of the streamed body: its size
+            assert int(first, 16) > 0
+            sent = time.monotonic()
+            served.process.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            conn.sendall(chunk((line + b"\n") * 3) + chunk(b""))
+            rest = stream.read()
+        code = served.process.wait(10)
+        assert code == 143 and time.monotonic() - sent < 5
+        body = stream_lines(first, rest)
+        assert len(body) == 5 and all(json.loads(x)["objects"]["bear"]["controller"] == "bob"
+                                      for x in body)
+    finally:
+        if served.process.poll() is None:
+            served.process.kill()
 
 
 def stream_lines(first: bytes, rest: bytes) -> list[bytes]:

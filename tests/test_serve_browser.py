@@ -6,19 +6,22 @@ tests/artifacts/ (see test_pages_browser.py for how Chromium is driven)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from serving import ROOT, Served, start
-from test_pages_browser import CHROMIUM, FLAGS, pytestmark, shoot  # noqa: F401
+from test_pages_browser import browser, pytestmark, shoot  # noqa: F401
 
-try:
-    from playwright.sync_api import Page, expect, sync_playwright
-except ImportError:  # pragma: no cover - the test extra installs it
-    sync_playwright = None
+with contextlib.suppress(ImportError):  # the test extra installs it (else: skipped)
+    from playwright.sync_api import Page, expect
+
+
+# Each step waits for the server to judge (an explanation, two versions): generously,
+# as the machine may be loaded.
+PATIENCE_MS = 60_000
 
 
 @pytest.fixture(scope="module")
@@ -28,19 +31,12 @@ def server() -> Iterator[Served]:
     served.stop()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
-        context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=FLAGS, headless=True,
-            viewport={"width": 1500, "height": 1000})
-        yield context
-        context.close()
-
-
 @pytest.fixture
-def page(browser: Any, server: Served) -> Iterator[Page]:
-    page = browser.new_page()
+def page(request: pytest.FixtureRequest, server: Served) -> Iterator[Page]:
+    page = request.getfixturevalue("browser").new_page()  # test_pages_browser's Chromium
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    page.set_default_timeout(PATIENCE_MS)
+    expect.set_options(timeout=PATIENCE_MS)
     requests: list[str] = []
     dialogs: list[str] = []
     page.on("request", lambda r: requests.append(r.url))

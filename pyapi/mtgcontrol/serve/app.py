@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
@@ -93,7 +94,8 @@ class Service:
     def __post_init__(self) -> None:
         c = self.config
         self.pool = JudgePool(c.workers, WorkerSettings(c.proposals, c.max_objects,
-                                                        c.max_effects, c.max_memory),
+                                                        c.max_effects, c.max_memory,
+                                                        os.getpid()),
                               c.timeout, c.worker_memory << 20,
                               None if c.max_memory is None else c.max_memory << 20)
 

@@ -16,6 +16,9 @@ a snapshot the engine cannot judge (memory) a 422, anything else a 500.
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,6 +75,8 @@ class WorkerSettings:
     max_objects: int = 2000
     max_effects: int = 2000
     max_memory: int | None = None
+    server: int | None = None
+    """The server's process id: a worker whose server is gone ends (see ``watch``)."""
 
     def judging(self, options: Options) -> Settings:
         texts = dict(self.proposals)
@@ -82,6 +87,8 @@ class WorkerSettings:
 
 def run_job(job: tuple[Options, list[Task]], settings: WorkerSettings) -> list[Reply]:
     """A worker's judge function (batch.workers._serve): one reply per task, in order."""
+    if settings.server is not None and not _watching:
+        watch(settings.server)
     options, tasks = job
     judging = settings.judging(options)
     replies: list[Reply | None] = [None] * len(tasks)
@@ -94,6 +101,26 @@ def run_job(job: tuple[Options, list[Task]], settings: WorkerSettings) -> list[R
         if replies[i] is None:
             replies[i] = _alone(task, judging)
     return replies  # type: ignore[return-value]
+
+
+_watching: list[int] = []
+
+
+def watch(server: int) -> None:
+    """End this worker once the server process is gone, even in the middle of a
+    grounding (a server killed with SIGKILL cannot stop its workers itself)."""
+    def look() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+
+    _watching.append(server)
+    threading.Thread(target=look, daemon=True, name="mtgcontrol-watch").start()
 
 
 def error_reply(record: ErrorRecord, status: int | None = None) -> Reply:
