@@ -2,6 +2,7 @@
 
     python benchmarks/bench_serve.py [--requests 2000] [--clients 8] [--workers 2]
                                      [--rounds 2] [--seed 5] [--realistic]
+    python benchmarks/bench_serve.py --costs   # a grounding's fixed cost, in-process
 
 A bounded load test on loopback only: the server is started here on a free port of
 127.0.0.1 and stopped at the end.  Each round runs, alternated:
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -67,8 +69,9 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def tree_cpu(root: int) -> float:
-    """CPU seconds of ``root`` and its living descendants, with the children each reaped."""
+def tree_cpu(root: int, alone: bool = False) -> float:
+    """CPU seconds of ``root`` and its living descendants, with the children each reaped
+    (``alone``: of ``root`` itself only)."""
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
     for entry in os.listdir("/proc"):
@@ -84,7 +87,8 @@ def tree_cpu(root: int) -> float:
     while todo:
         pid = todo.pop()
         total += times.get(pid, 0.0)
-        todo += [p for p, parent in parents.items() if parent == pid]
+        if not alone:
+            todo += [p for p, parent in parents.items() if parent == pid]
     return total
 
 
@@ -162,6 +166,7 @@ def serve_round(bodies: list[bytes], expected: list[object], clients: int,
         order = list(range(len(bodies)))[::-1]
         mine = resource.getrusage(resource.RUSAGE_SELF)
         busy = tree_cpu(server.pid)
+        own = tree_cpu(server.pid, alone=True)
         start = time.perf_counter()
 
         async def run() -> None:
@@ -171,7 +176,10 @@ def serve_round(bodies: list[bytes], expected: list[object], clients: int,
         asyncio.run(run())
         seconds = time.perf_counter() - start
         busy = tree_cpu(server.pid) - busy
+        own = tree_cpu(server.pid, alone=True) - own
         after = resource.getrusage(resource.RUSAGE_SELF)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health") as answer:
+            health = json.load(answer)
         client_cpu = (after.ru_utime + after.ru_stime) - (mine.ru_utime + mine.ru_stime)
     finally:
         server.send_signal(signal.SIGTERM)
@@ -187,7 +195,8 @@ def serve_round(bodies: list[bytes], expected: list[object], clients: int,
     return {"requests": len(latencies), "errors": len(errors), "first_errors": errors[:3],
             "seconds": seconds, "per_second": len(latencies) / seconds,
             "p50_ms": pct(0.50), "p90_ms": pct(0.90), "p99_ms": pct(0.99),
-            "max_ms": 1000 * latencies[-1], "server_cpu_load": busy,
+            "max_ms": 1000 * latencies[-1], "server_cpu_load": busy, "http_cpu": own,
+            "per_grounding": health["answered"] / max(health["jobs"], 1),
             "server_cpu_life": reaped_cpu() - cpu_before, "client_cpu": client_cpu,
             "exit": code, "stop_seconds": stopped}
 
@@ -202,6 +211,24 @@ def batch_round(path: Path, out: Path, workers: int, n: int) -> dict[str, object
     return {"seconds": seconds, "per_second": n / seconds, "cpu": reaped_cpu() - cpu_before}
 
 
+def grounding_costs(bodies: list[bytes], n: int = 100) -> tuple[float, float]:
+    """CPU milliseconds per snapshot in this process, warm: judged one per grounding (as
+    a lone request is) and ``n`` per grounding (as a batch chunk is), on distinct
+    snapshots (the engine's cache never answers)."""
+    from mtgcontrol.batch.judge import Settings, judge_lines
+
+    lines = [(i + 1, b) for i, b in enumerate(bodies)]
+    judge_lines(lines[-10:], Settings())  # warm: the program parsed
+    start = time.process_time()
+    for line in lines[:n]:
+        judge_lines([line], Settings())
+    alone = (time.process_time() - start) / n
+    start = time.process_time()
+    judge_lines(lines[n:2 * n], Settings(batch_size=n))
+    together = (time.process_time() - start) / n
+    return 1000 * alone, 1000 * together
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
@@ -210,7 +237,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--realistic", action="store_true")
+    parser.add_argument("--costs", action="store_true",
+                        help="only the engine's CPU time per snapshot, one and 100 per "
+                             "grounding (what a request costs alone and in a batch chunk)")
     args = parser.parse_args(argv)
+    if args.costs:
+        alone, together = grounding_costs(corpus(max(args.requests, 300), args.seed,
+                                                 args.realistic))
+        print(f"CPU per snapshot: {alone:.1f} ms judged alone, {together:.1f} ms 100 per "
+              f"grounding; load {load()}")
+        return 0
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     bodies = corpus(args.requests, args.seed, args.realistic)
@@ -227,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r} serve: {s['requests']} requests, {s['errors']} errors, "
                   f"{s['per_second']:.1f}/s in {s['seconds']:.2f} s; latency p50 "
                   f"{s['p50_ms']:.1f} ms, p90 {s['p90_ms']:.1f}, p99 {s['p99_ms']:.1f}, max "
-                  f"{s['max_ms']:.1f}; CPU server {s['server_cpu_load']:.1f} s during the "
-                  f"load ({s['server_cpu_life']:.1f} s in its life), clients "
+                  f"{s['max_ms']:.1f}; {s['per_grounding']:.1f} snapshots per grounding; "
+                  f"CPU server {s['server_cpu_load']:.1f} s during the load (HTTP process "
+                  f"{s['http_cpu']:.1f} s; {s['server_cpu_life']:.1f} s in its life), clients "
                   f"{s['client_cpu']:.1f} s; SIGTERM: exit {s['exit']} in "
                   f"{s['stop_seconds']:.2f} s; load {load()}", flush=True)
             for e in s["first_errors"]:  # type: ignore[attr-defined]
