@@ -210,6 +210,8 @@ SCRIPTS = {
               "SVar:DBEffect:DB$ Effect | RememberObjects$ Remembered | Duration$ Permanent\n"
               "SVar:TrigBanish:DB$ ChangeZone | Origin$ Graveyard | Destination$ Exile | "
               "ValidTgts$ Card\n"
+              "SVar:TrigReturn:DB$ ChangeZone | Origin$ Exile | Destination$ Hand | "
+              "ValidTgts$ Card\n"
               "SVar:TrigMill:DB$ Mill | NumCards$ 2 | Defined$ You\n"
               "SVar:TrigDraw:DB$ Draw | NumCards$ 1 | Defined$ You\n"
               "SVar:TrigEffect:DB$ Effect | StaticAbilities$ STPump\n"
@@ -496,6 +498,22 @@ def test_a_listed_card_moved_into_exile_is_moved(tmp_path: Path, res: CardData) 
                     "aihand=Test Bear|Id:7\n"
     doc, rec = run(tmp_path, text, res)  # not in the zone the ability moves from
     assert doc is None and rec.reason.startswith("setup-targets-unresolved")
+
+
+def test_moves_whose_order_or_object_is_unknown(tmp_path: Path, res: CardData) -> None:
+    # two ExecuteScripts (run in an unspecified order) move one card twice
+    text = PUZZLE + ("humanbattlefield=Test Maggot|ExecuteScript:TrigBanish->7;"
+                     "Test Maggot|ExecuteScript:TrigReturn->7\naigraveyard=Test Bear|Id:7\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.left_out == [["id7", "order-unknown"]] and rec.status == "partial"
+    # a card returned from the battlefield to a hand at load, then a pick from that hand
+    text = PUZZLE + ("humanbattlefield=Test Thief|Id:1\naibattlefield=Test Bear|Id:7\n"
+                     "humanprecast=1:CustomScript:DB$ ChangeZone | Origin$ Battlefield | "
+                     "Destination$ Hand | ValidTgts$ Creature->7;"
+                     "1:CustomScript:DB$ ChangeZone | Origin$ Hand | Destination$ Exile | "
+                     "ChangeType$ Card | Hidden$ True\n")
+    doc, rec = run(tmp_path, text, res)
+    assert doc is None and rec.reason.startswith("setup-choice-unresolved")
 
 
 def test_a_mill_leaves_out_its_players_library_a_draw_is_hidden(tmp_path: Path,

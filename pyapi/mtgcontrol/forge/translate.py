@@ -367,7 +367,10 @@ class Translator:
                 raise Refused("id-unknown", f"{label}: no listed Id {m.group(1)}")
             face, rest = self._face(host), m.group(2).strip()
             activator = self._controller_of(host)
-            if rest and not rest.startswith("CustomScript:") and not rest.isdigit() and \
+            if rest.isdigit() and self.objects[host].get("face_down"):
+                raise Refused("sa-index-unsupported", f"{label}: an ability by index of a "
+                                                      "face-down card")
+            if rest and not rest.startswith("CustomScript:") and \
                     self._face_down_script(host, label):
                 return
         else:
@@ -612,9 +615,10 @@ class Translator:
             elif len(self.shifted.get(oid, ())) > 2:
                 gone[oid] = "order-unknown"
         for oid in sorted(gone):
-            if "entered" in self.objects[oid]:
-                raise Refused("setup-choice-unresolved", f"{oid} left the battlefield at load "
-                                                         "and a pick at load may move it again")
+            if {"entered", "put_on_stack"} & set(self.objects[oid]):
+                raise Refused("setup-choice-unresolved", f"{oid} is or was on the battlefield "
+                                                         "or the stack, and a pick at load may "
+                                                         "have moved it")
             del self.objects[oid]
             self.rec.left_out.append([oid, gone[oid]])
         for oid, zones in self.shifted.items():
