@@ -213,6 +213,8 @@ SCRIPTS = {
               "SVar:TrigReturn:DB$ ChangeZone | Origin$ Exile | Destination$ Hand | "
               "ValidTgts$ Card\n"
               "SVar:TrigMill:DB$ Mill | NumCards$ 2 | Defined$ You\n"
+              "SVar:TrigPurge:DB$ ChangeZoneAll | ChangeType$ Card.OppOwn | Origin$ Graveyard | "
+              "Destination$ Exile\n"
               "SVar:TrigDraw:DB$ Draw | NumCards$ 1 | Defined$ You\n"
               "SVar:TrigEffect:DB$ Effect | StaticAbilities$ STPump\n"
               "SVar:STPump:Mode$ Continuous | Affected$ Creature.YouCtrl | AddPower$ 1\n",
@@ -523,6 +525,10 @@ def test_a_mill_leaves_out_its_players_library_a_draw_is_hidden(tmp_path: Path,
     doc, rec = run(tmp_path, text, res)
     assert rec.status == "partial"
     assert [o for o, _ in rec.left_out] == ["p1.library.1", "p1.library.2", "p1.library.3"]
+    purge = PUZZLE + ("aibattlefield=Test Maggot|ExecuteScript:TrigPurge\n"
+                      "humangraveyard=Test Bear\naigraveyard=Test Bolt\n")
+    doc, rec = run(tmp_path, purge, res)  # every player's graveyard: Card.OppOwn is not read
+    assert [o for o, _ in rec.left_out] == ["p0.graveyard.1", "p1.graveyard.1"]
     text = text.replace("TrigMill", "TrigDraw")
     doc, rec = run(tmp_path, text, res)  # library to hand: hidden zones only
     assert rec.status == "imported" and "ignored-zone-move:Draw" in rec.notes

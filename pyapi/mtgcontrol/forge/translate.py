@@ -512,6 +512,9 @@ class Translator:
             chosen = "ChangeType" in p or "Hidden" in p or p.get("Defined", "Targeted") not in (
                 "Targeted", "ParentTarget", "Self")
             return self._zone_action(kind, origin, {dest}, p, chosen, label)
+        if kind == "ChangeZoneAll" and "Battlefield" not in p.get("Origin", ""):
+            origin = {z.strip() for z in p.get("Origin", "").split(",") if z.strip()}
+            return self._zone_action(kind, origin, {p.get("Destination", "")}, p, True, label)
         if kind in ZONE_MOVERS:
             source, to = ZONE_MOVERS[kind]
             dests = {p.get(key) or default for key, default in to.items()}
