@@ -138,9 +138,10 @@ def test_explain_lens_sliced_as_whole() -> None:
 
 def test_causes_sliced_as_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     engine = engine_for((), False)
-    items = [(doc, name) for doc, name in scenario_items()
-             if json.loads(judge_batch([(doc, name)], None, Engine())[0].to_json())
-             .get("violations")][:12]
+    every = scenario_items()
+    rulings = judge_batch(every, None, engine)
+    items = [item for item, ruling in zip(every, rulings, strict=True)
+             if json.loads(ruling.to_json()).get("violations")][:12]
     assert len(items) >= 5
     for doc, name in items:
         version = version_for(doc, None, name)
