@@ -6,7 +6,7 @@
     python benchmarks/bench_engine.py cost   [--per-cell 20]
     python benchmarks/bench_engine.py extremes
     python benchmarks/bench_engine.py effects [--n 200]
-    python benchmarks/bench_engine.py differential [--snapshots 100000]
+    python benchmarks/bench_engine.py differential [--snapshots 100000] [--phasing | --crowded]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
     python benchmarks/bench_engine.py dask  [--snapshots 2000] [--workers 2] [--rounds 2]
@@ -33,6 +33,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -176,6 +177,56 @@ def ground_atoms(engine, texts: list[str], size: int = 128) -> float:  # noqa: A
     return atoms / len(texts)
 
 
+CONSTANT = re.compile(r"[a-z_][A-Za-z0-9_]*")
+
+
+def atom_text(pred: str, args: tuple) -> str:
+    """A shown atom as a fact with '#' for the snapshot number (strings that are
+    no clingo constant, i.e. rule numbers, quoted)."""
+    return f"{pred}(#," + ",".join(
+        str(a) if isinstance(a, int) or CONSTANT.fullmatch(a) else f'"{a}"' for a in args) + ")."
+
+
+def ruling_floor(engine, lines: list[str]) -> float:  # noqa: ANN001
+    """CPU seconds per snapshot of every Python step of a judging (JSON parse,
+    validation, frame, read-back, ruling, output) with clingo given each
+    snapshot's shown atoms as facts (no rule work), in the engine's groundings.
+    The atoms are the engine's (from its cache: judge the lines first)."""
+    import clingo
+
+    from mtgcontrol.engine.api import version_for
+    from mtgcontrol.engine.ruling import build_ruling
+    from mtgcontrol.engine.solve import atoms_by_snapshot
+    from mtgcontrol.engine.validate import problems
+
+    docs = [json.loads(line) for line in lines]
+    frames = [engine.frame(d, version_for(d, None, "floor")) for d in docs]
+    found = engine.atoms_of(frames)
+    facts = {f.facts: "\n".join(atom_text(p, a) for p, a in atoms)
+             for f, atoms in zip(frames, found, strict=True)}
+    shown = sorted({(p, len(a) + 1) for atoms in found for p, a in atoms})
+    program = "#show.\n" + "\n".join(f"#show {p}/{n}." for p, n in shown)
+    begin = time.process_time()
+    docs = [json.loads(line) for line in lines]
+    frames = []
+    for d in docs:
+        assert not problems(d, "floor")
+        frames.append(engine.frame(d, version_for(d, None, "floor")))
+    out = []
+    for chunk in engine.groundings([f.facts for f in frames]):
+        ctl = clingo.Control(["--warn=none"])
+        ctl.add("base", [], program)
+        ctl.add("base", [], "\n".join(facts[t].replace("(#", f"({s}") for s, t in enumerate(chunk)))
+        ctl.ground([("base", [])])
+        with ctl.solve(yield_=True) as handle:
+            by_snapshot = atoms_by_snapshot(next(iter(handle)).symbols(shown=True))
+        out.extend(by_snapshot.get(s, []) for s in range(len(chunk)))
+        del ctl, handle
+    for f, atoms in zip(frames, out, strict=True):
+        build_ruling(f.doc, f.version.name, atoms, f.names, f.clock).to_json()
+    return (time.process_time() - begin) / len(lines)
+
+
 def cmd_phases(args: argparse.Namespace) -> None:
     """CPU time per phase (one process), the facts floor of the same snapshots
     in the same run, and the ground atoms per snapshot."""
@@ -215,6 +266,9 @@ def cmd_phases(args: argparse.Namespace) -> None:
     floor = facts_floor(texts)
     print(f"{'facts floor':>14}: {floor * 1e3:7.3f} ms/snapshot (clingo reading the facts, "
           f"no rule); total = {total / n / floor:.1f}x the floor")
+    ruling = ruling_floor(engine, lines)
+    print(f"{'ruling floor':>14}: {ruling * 1e3:7.3f} ms/snapshot (the ruling's atoms as facts, "
+          f"every Python step); total = {total / n / ruling:.2f}x the ruling floor")
     if args.atoms:
         print(f"{'ground atoms':>14}: {ground_atoms(engine, texts):9.0f} per snapshot")
 
@@ -361,6 +415,8 @@ def cmd_differential(args: argparse.Namespace) -> None:
         chunk = min(1000, args.snapshots - total)
         if args.phasing:
             docs = [make.phasing_game(rng, total + i) for i in range(chunk)]
+        elif args.crowded:
+            docs = [make.crowded_game(rng, total + i) for i in range(chunk)]
         else:
             docs = [make.realistic(rng, total + i) if i % 2
                     else make.Builder(rng, total + i).build() for i in range(chunk)]
@@ -514,6 +570,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "differential":
             p.add_argument("--phasing", action="store_true",
                            help="random games where permanents phase (make_corpus.phasing_game)")
+            p.add_argument("--crowded", action="store_true",
+                           help="many effects on one or two creatures (make_corpus.crowded_game)")
         if name == "run":
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--tmp", default=None, help="where to write the corpus")
