@@ -196,7 +196,7 @@ def ruling_floor(engine, lines: list[str]) -> float:  # noqa: ANN001
 
     from mtgcontrol.engine.api import version_for
     from mtgcontrol.engine.ruling import build_ruling
-    from mtgcontrol.engine.solve import atoms_by_snapshot
+    from mtgcontrol.engine.solve import atoms_by_snapshot, shown_texts
     from mtgcontrol.engine.validate import problems
 
     docs = [json.loads(line) for line in lines]
@@ -219,7 +219,7 @@ def ruling_floor(engine, lines: list[str]) -> float:  # noqa: ANN001
         ctl.add("base", [], "\n".join(facts[t].replace("(#", f"({s}") for s, t in enumerate(chunk)))
         ctl.ground([("base", [])])
         with ctl.solve(yield_=True) as handle:
-            by_snapshot = atoms_by_snapshot(next(iter(handle)).symbols(shown=True))
+            by_snapshot = atoms_by_snapshot(shown_texts(next(iter(handle))))
         out.extend(by_snapshot.get(s, []) for s in range(len(chunk)))
         del ctl, handle
     for f, atoms in zip(frames, out, strict=True):
@@ -512,20 +512,38 @@ def cmd_floor(args: argparse.Namespace) -> None:
               f"({seconds / budget:.1f}x the budget)")
 
 
-def cpu_run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds of the command's whole process tree (sampled every
-    0.2 s, so the last moments of a short-lived process may be missed)."""
+def _pss(pid: int) -> int:
+    """Proportional set size (bytes): resident pages, each shared page divided among
+    the processes sharing it (forked workers share their parent's pages)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_run(cmd: list[str]) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds, peak resident bytes and peak proportional set size
+    of the command's whole process tree (sampled every 0.2 s, so the last moments of
+    a short-lived process may be missed).  Resident bytes count a page shared by a
+    forked worker and its parent twice; the proportional set size once."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     tree = load("bench_memory")._tree  # pid -> (resident bytes, CPU ticks), from /proc
     seen: dict[int, float] = {}  # a process that ended keeps its last figure
+    peak = peak_pss = 0
     while proc.poll() is None:
-        seen.update((pid, ticks / os.sysconf("SC_CLK_TCK"))
-                    for pid, (_rss, ticks) in tree(proc.pid).items())
+        found = tree(proc.pid)
+        seen.update((pid, ticks / os.sysconf("SC_CLK_TCK")) for pid, (_rss, ticks) in found.items())
+        peak = max(peak, sum(rss for rss, _ticks in found.values()))
+        peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
         time.sleep(0.2)
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
-    return time.perf_counter() - start, sum(seen.values())
+    return time.perf_counter() - start, sum(seen.values()), peak, peak_pss
 
 
 def cmd_dask(args: argparse.Namespace) -> None:
@@ -538,18 +556,33 @@ def cmd_dask(args: argparse.Namespace) -> None:
         kinds = {"--workers": [], "--dask local": ["--dask", "local"]}
         walls: dict[str, list[float]] = {k: [] for k in kinds}
         cpus: dict[str, list[float]] = {k: [] for k in kinds}
+        peaks: dict[str, list[int]] = {k: [] for k in kinds}
+        psss: dict[str, list[int]] = {k: [] for k in kinds}
         for _ in range(args.rounds):
             for kind, extra in kinds.items():
-                seconds, cpu = cpu_run([*batch_cmd(path, args.workers), *extra])
+                out = str(Path(tmp) / f"{kind.strip('-').replace(' ', '-')}.jsonl")
+                seconds, cpu, peak, pss = cpu_run([*batch_cmd(path, args.workers, out), *extra,
+                                                   *args.extra])
                 walls[kind].append(seconds)
                 cpus[kind].append(cpu)
+                peaks[kind].append(peak)
+                psss[kind].append(pss)
         for kind in kinds:
-            wall, cpu = min(walls[kind]), min(cpus[kind])
+            wall, cpu, peak, pss = (min(walls[kind]), min(cpus[kind]), max(peaks[kind]),
+                                    max(psss[kind]))
             print(f"batch {kind} {args.workers}: {args.snapshots / wall:8.1f} snapshots/s "
-                  f"(best wall {wall:.1f} s of {args.rounds}; CPU {cpu:.1f} s)")
+                  f"(best wall {wall:.1f} s of {args.rounds}; CPU {cpu:.1f} s, "
+                  f"{args.snapshots / cpu:.1f} snapshots per CPU second; "
+                  f"peak of the tree: RSS {peak / 2**20:.0f} MB, PSS {pss / 2**20:.0f} MB)")
+        same = (Path(tmp) / "workers.jsonl").read_bytes() == \
+            (Path(tmp) / "dask-local.jsonl").read_bytes()
+        print(f"outputs byte-identical: {same}")
         ratio = min(walls["--workers"]) / min(walls["--dask local"])
-        print(f"ratio (dask / workers), wall: {ratio:.2f}x (target >= 0.8x); CPU: "
-              f"{min(cpus['--workers']) / min(cpus['--dask local']):.2f}x")
+        print(f"ratio (dask / workers), wall: {ratio:.2f}x; CPU efficiency: "
+              f"{min(cpus['--workers']) / min(cpus['--dask local']):.2f}x (target >= 0.8x); "
+              f"memory (PSS): {max(psss['--dask local']) / max(psss['--workers']):.2f}x "
+              f"(target <= 1.3x; RSS {max(peaks['--dask local']) / max(peaks['--workers']):.2f}x); "
+              f"load {os.getloadavg()[0]:.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -595,6 +628,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("extra", nargs="*", help="more batch options for both runs (after --)")
     p.set_defaults(func=cmd_dask)
     p = sub.add_parser("effects")
     p.add_argument("--n", type=int, default=200)
