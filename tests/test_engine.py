@@ -14,8 +14,8 @@ import pytest
 from mtgcontrol import InputError, adjudicate, catalog
 from mtgcontrol.cli import main
 from mtgcontrol.engine.api import version_for
-from mtgcontrol.engine.facts import Names, snapshot_facts
 from mtgcontrol.engine.engine import encoding_file
+from mtgcontrol.engine.facts import Names, snapshot_facts
 from mtgcontrol.engine.solve import RULING_SHOW, Program, shown_texts
 from mtgcontrol.scenarios import read_yaml
 
