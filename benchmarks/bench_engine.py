@@ -10,6 +10,8 @@
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
     python benchmarks/bench_engine.py dask  [--snapshots 2000] [--workers 2] [--rounds 2]
+                                            [-- BATCH-OPTIONS]
+    python benchmarks/bench_engine.py cluster [--snapshots 1000000] [--sample 100000]
 
 The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
 effects (seeded: the same snapshots every run).  ``rates`` judges one file with
@@ -21,8 +23,10 @@ end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
 ``floor`` prints what judging costs at the least, in CPU seconds of one process,
 against the per-snapshot budget the rate target leaves each worker.
 ``dask`` judges one corpus with ``batch --workers N`` and ``batch --dask local
---workers N``, alternating, and prints both rates (wall and CPU of the process tree)
-and their ratio (issue 25's target: Dask at least 0.8x).
+--workers N``, alternating, and prints both rates (wall and CPU of the process tree),
+their CPU efficiency and peak memory (RSS and PSS of the tree) and whether the outputs
+are the same bytes.  ``cluster`` judges a corpus on a Dask cluster of separate
+processes (``dask scheduler``, ``dask worker``) and compares a sample with ``--workers 2``.
 Figures only, no assertion; the machine may be shared (say so when recording).
 """
 
@@ -585,6 +589,95 @@ def cmd_dask(args: argparse.Namespace) -> None:
               f"load {os.getloadavg()[0]:.1f}")
 
 
+# Dask's configuration for a cluster that judges snapshots: what --dask local sets in
+# its own process (the scheduler's machine watch every 5 s, event loop ticks every
+# second, no statistical profiler in the workers); the workers load
+# mtgcontrol.batch.dask_worker as they start (a warm engine, quieter monitors).
+CLUSTER_ENV = {"DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
+               "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+               "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+
+
+def cmd_cluster(args: argparse.Namespace) -> None:
+    """A run on a Dask cluster of separate processes, as a user's cluster is: one
+    ``dask scheduler``, ``--workers`` times ``dask worker`` (a nanny and a worker each,
+    one thread, ``--preload mtgcontrol.batch.dask_worker``), and ``mtgcontrol batch
+    --dask ADDRESS`` as the client.  Prints its time, CPU and peak memory (RSS and PSS
+    of every process of the cluster and the client, sampled every second) and the
+    progress every minute; then judges the first ``--sample`` lines with ``batch
+    --workers 2`` and compares the bytes."""
+    dask_cli = str(Path(sys.executable).with_name("dask"))
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        path = Path(args.corpus) if args.corpus else Path(tmp) / "corpus.jsonl"
+        if not args.corpus:
+            start = time.perf_counter()
+            write_corpus(path, args.snapshots, args.seed)
+            print(f"corpus of {args.snapshots} snapshots written in "
+                  f"{time.perf_counter() - start:.0f} s ({path.stat().st_size / 2**20:.0f} MB)",
+                  flush=True)
+        env = {**os.environ, **CLUSTER_ENV}
+        file = Path(tmp) / "scheduler.json"
+        scheduler = subprocess.Popen(
+            [dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(file)], env=env, stderr=subprocess.DEVNULL)
+        while not file.exists():
+            time.sleep(0.2)
+        time.sleep(0.5)
+        address = json.loads(file.read_text())["address"]
+        workers = [subprocess.Popen(
+            [dask_cli, "worker", address, "--nworkers", "1", "--nthreads", "1",
+             "--no-dashboard", "--preload", "mtgcontrol.batch.dask_worker"],
+            env=env, stderr=subprocess.DEVNULL) for _ in range(args.workers)]
+        out = Path(tmp) / "dask.jsonl"
+        tree = load("bench_memory")._tree
+        seen: dict[int, float] = {}
+        peak = peak_pss = 0
+        start = time.perf_counter()
+        client = subprocess.Popen([*mtgcontrol(), "batch", str(path), "-o", str(out),
+                                   "--dask", address, "--workers", str(args.workers)],
+                                  stderr=subprocess.DEVNULL, env=env)
+        last_report = start
+        try:
+            while client.poll() is None:
+                found: dict[int, tuple[int, int]] = {}
+                for root in (scheduler, *workers, client):
+                    found.update(tree(root.pid))
+                seen.update((pid, ticks / os.sysconf("SC_CLK_TCK"))
+                            for pid, (_rss, ticks) in found.items())
+                peak = max(peak, sum(rss for rss, _ in found.values()))
+                peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
+                if time.perf_counter() - last_report >= 60:
+                    last_report = time.perf_counter()
+                    with out.open("rb") as f:
+                        done = sum(1 for _ in f)
+                    print(f"{done} lines in {last_report - start:.0f} s "
+                          f"({done / (last_report - start):.1f}/s; load "
+                          f"{os.getloadavg()[0]:.1f}); peak RSS {peak / 2**20:.0f} MB, "
+                          f"PSS {peak_pss / 2**20:.0f} MB", flush=True)
+                time.sleep(1.0)
+        finally:
+            wall = time.perf_counter() - start
+            for proc in (*workers, scheduler):
+                proc.terminate()
+            for proc in (*workers, scheduler):
+                proc.wait()
+        print(f"cluster run (scheduler, {args.workers} workers, client as separate processes): "
+              f"{args.snapshots} snapshots in {wall:.0f} s ({args.snapshots / wall:.1f}/s), "
+              f"CPU {sum(seen.values()):.0f} s, exit {client.returncode}; peak RSS of all its "
+              f"processes {peak / 2**20:.0f} MB, PSS {peak_pss / 2**20:.0f} MB", flush=True)
+        sample = Path(tmp) / "sample.jsonl"
+        with path.open("rb") as src, sample.open("wb") as dst:
+            for _, line in zip(range(args.sample), src, strict=False):
+                dst.write(line)
+        local = Path(tmp) / "local.jsonl"
+        seconds, cpu, rss, pss = cpu_run(batch_cmd(sample, 2, str(local)))
+        with out.open("rb") as f:
+            head = b"".join(line for _, line in zip(range(args.sample), f, strict=False))
+        print(f"batch --workers 2 on the first {args.sample} lines: {seconds:.0f} s, CPU "
+              f"{cpu:.0f} s, peak RSS {rss / 2**20:.0f} MB, PSS {pss / 2**20:.0f} MB; "
+              f"the cluster's lines byte-identical: {head == local.read_bytes()}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -630,6 +723,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("extra", nargs="*", help="more batch options for both runs (after --)")
     p.set_defaults(func=cmd_dask)
+    p = sub.add_parser("cluster")
+    p.add_argument("--snapshots", type=int, default=1_000_000)
+    p.add_argument("--sample", type=int, default=100_000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--corpus", default=None, help="judge this file instead of writing one")
+    p.add_argument("--tmp", default=None, help="where to write the corpus and the rulings")
+    p.set_defaults(func=cmd_cluster)
     p = sub.add_parser("effects")
     p.add_argument("--n", type=int, default=200)
     p.set_defaults(func=cmd_effects)
