@@ -51,7 +51,7 @@ from .facts import (
 from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
 from .slicing import Slicing, enabled
-from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot
+from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot, shown_texts
 from .vocabulary import OUTPUTS
 
 
@@ -383,10 +383,15 @@ class Engine:
             if model is None:
                 raise NoRuling("the rules have no answer for this batch: a proposal file's "
                                "constraint rules out every ruling (use error/5 atoms instead)")
-            symbols = model.symbols(shown=True)
-            ph.solve += time.process_time() - start
-            start = time.process_time()
-            by_snapshot = (symbols_by_snapshot if lens.symbols else atoms_by_snapshot)(symbols)
+            if lens.symbols:
+                symbols = model.symbols(shown=True)
+                ph.solve += time.process_time() - start
+                start = time.process_time()
+                by_snapshot = symbols_by_snapshot(symbols)
+            else:
+                ph.solve += time.process_time() - start
+                start = time.process_time()
+                by_snapshot = atoms_by_snapshot(shown_texts(model))
         ph.read_back += time.process_time() - start
         start = time.process_time()
         del ctl, handle, model  # clingo frees the ground program here
