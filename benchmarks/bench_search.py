@@ -1,10 +1,10 @@
-"""Benchmark: verification and impact by search (issues 10 and 12).
+"""Benchmark: verification and impact by search.
 
 Prints, for each target, the wall and CPU time (the machine is shared: wall time
 is inflated by other work), the verdicts or the CR changes found, and whether the
 target is met:
 
-* verify --rules 2026-08-07 at cone bound 3 / 3 / 2 (issue 20): every invariant
+* verify --rules 2026-08-07 at cone bound 3 / 3 / 2 (cones and the locality lemma): every invariant
   proved for every cone (or a minimal counterexample) within 120 s wall;
   ``--locality``: the locality lemma checked at 3 / 3 / 2 instead, every version;
   ``--orderings``: the orderings lemma (one time ordering per class) instead;
@@ -146,7 +146,7 @@ def main() -> int:
                         help="with --sizes: how the invariant is searched (default: cone)")
     parser.add_argument("--all-orderings", action="store_true",
                         help="with --sizes: every time ordering, not one representative "
-                             "per class (the baseline of issue 20 item 3)")
+                             "per class (the baseline the reduction is measured against)")
     parser.add_argument("--cumulative", action="store_true",
                         help="with --sizes: size k means at most k (as before), not exactly k")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,

@@ -41,7 +41,7 @@ CONTRIBUTED: dict[str, tuple[str, set[str]]] = {
                 {"abilities.lp", "permanents.lp", "variants.lp"}),
     "born/3": ("where an object begins to exist depends on its kind",
                {"abilities.lp", "permanents.lp", "variants.lp"}),
-    "ctrl/4": ("layer 2 gives the controller of permanents and spells; 901.6 that of a face-up plane",
+    "ctrl/4": ("layer 2 gives a permanent's or spell's controller; 901.6 a face-up plane's",
                {"layer2.lp", "variants.lp"}),
     "you/7": ("108.4a (a card no one controls) and 109.5 (an object's or ability's you)",
               {"abilities.lp", "ownership.lp"}),
@@ -83,9 +83,7 @@ class _Reader:
                 sig = _signature(node.term)
                 if sig:
                     self.atoms.add(f"{sig[0]}/{sig[1]}")
-            elif kind == ast.ASTType.ShowSignature:
-                self.atoms.add(f"{node.name}/{node.arity}")
-            elif kind == ast.ASTType.Defined:
+            elif kind in (ast.ASTType.ShowSignature, ast.ASTType.Defined):
                 self.atoms.add(f"{node.name}/{node.arity}")
             if kind == ast.ASTType.Function:
                 self.names.add(node.name)
@@ -98,7 +96,7 @@ class _Reader:
                 return
             for key in node.child_keys:
                 self.walk(getattr(node, key), head)
-        elif isinstance(node, (list, tuple)) or hasattr(node, "__iter__") and not isinstance(node, str):
+        elif not isinstance(node, str) and hasattr(node, "__iter__"):
             for child in node:
                 self.walk(child, head)
 
@@ -226,5 +224,27 @@ def test_header_tables_name_the_defining_file() -> None:
             for sig in re.findall(r"[a-z][a-z0-9_]*/\d+", m.group(1)):
                 files = {Path(f).name for f in where.get(sig, ())}
                 if files and not files & named:
-                    wrong.append(f"{rel}:{number}: {sig} is defined in {sorted(files)}, not {sorted(named)}")
+                    wrong.append(f"{rel}:{number}: {sig} is defined in {sorted(files)}, "
+                                 f"not {sorted(named)}")
     assert not wrong, "header tables send the reader to the wrong file:\n" + "\n".join(wrong)
+
+
+# A planted engine fault: a candidate no rule decides (neither applies/5 nor
+# napplies/4), so the walks over its object never finish -- an object with no
+# controller that no loop or missing record explains.
+PLANTED_FAULT = "order_key(S,999,O,(0,0,0,0,0)) :- stay(S,O,_,_), obj(S,O,card,battlefield).\n"
+
+
+def test_engine_fault_is_an_error_record_not_a_violation() -> None:
+    from mtgcontrol.engine.api import ErrorRecord, adjudicate_many
+
+    import json
+
+    doc = json.loads((ROOT / "examples" / "03-act-of-treason.json").read_text(encoding="utf-8"))
+    (plain,) = adjudicate_many([(doc, "planted")])
+    assert not isinstance(plain, ErrorRecord) and not plain.violations
+    (faulty,) = adjudicate_many([(doc, "planted")], changes=(PLANTED_FAULT,))
+    assert isinstance(faulty, ErrorRecord), faulty
+    (problem,) = faulty.problems
+    assert "internal error undecided_object on 'bears'" in problem.expected
+    assert "not a rules violation" in problem.expected
