@@ -168,9 +168,9 @@ def test_group_comments_start_with_the_catalog_paraphrase() -> None:
                      "(one text: change the comment or the catalog):" + _list(bad))
 
 
-def test_ids_of_issue_13_stay() -> None:
-    """rules/ids-before-13.tsv maps the group ids used before the catalog named groups (still the asp
-    strings) to stable ids: those must not change, whatever is renumbered."""
+def test_old_ids_stay() -> None:
+    """rules/ids-before-13.tsv maps the group ids used before the catalog named groups
+    (still the asp strings) to stable ids: those must not change, whatever is renumbered."""
     rows = [line.split("\t") for line in
             (ROOT / "rules" / "ids-before-13.tsv").read_text(encoding="utf-8").splitlines()
             if line and not line.startswith("#")]

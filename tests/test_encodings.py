@@ -206,7 +206,7 @@ def test_no_encoding_file_too_long() -> None:
 
 
 TABLE_ROW = re.compile(r"^%\s{2,}((?:[a-z][a-z0-9_]*/\d+\s+(?:\(above\)\s+)?)+)\s*"
-                       r"((?:[a-z0-9_]+\.lp(?:,\s*)?)+)(?:\s|$)")
+                       r"((?:[a-z0-9_]+\.lp(?:,\s*)?)+):?(?:\s|$)")
 
 
 def test_header_tables_name_the_defining_file() -> None:
@@ -236,9 +236,9 @@ PLANTED_FAULT = "order_key(S,999,O,(0,0,0,0,0)) :- stay(S,O,_,_), obj(S,O,card,b
 
 
 def test_engine_fault_is_an_error_record_not_a_violation() -> None:
-    from mtgcontrol.engine.api import ErrorRecord, adjudicate_many
-
     import json
+
+    from mtgcontrol.engine.api import ErrorRecord, adjudicate_many
 
     doc = json.loads((ROOT / "examples" / "03-act-of-treason.json").read_text(encoding="utf-8"))
     (plain,) = adjudicate_many([(doc, "planted")])
@@ -248,3 +248,16 @@ def test_engine_fault_is_an_error_record_not_a_violation() -> None:
     (problem,) = faulty.problems
     assert "internal error undecided_object on 'bears'" in problem.expected
     assert "not a rules violation" in problem.expected
+
+
+# Rules a reader looks up often: each has a banner line `% --- [rule] paraphrase`.
+BANNER_RULES = ("109.5", "110.2", "611.2b", "613.7", "613.8", "800.4a")
+
+
+def test_rules_found_by_their_banner() -> None:
+    missing = []
+    for rule in BANNER_RULES:
+        banner = re.compile(rf"^% --- .*\[{re.escape(rule)}\]\s*\S")
+        if not any(banner.match(text) for path in lp_files() for _, text in comments(path)):
+            missing.append(rule)
+    assert not missing, f"no banner `% --- [rule] ...` names {missing}"
