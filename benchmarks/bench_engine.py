@@ -200,8 +200,14 @@ def ruling_floor(engine, lines: list[str]) -> float:  # noqa: ANN001
 
     from mtgcontrol.engine.api import version_for
     from mtgcontrol.engine.ruling import build_ruling
-    from mtgcontrol.engine.solve import atoms_by_snapshot, shown_texts
+    from mtgcontrol.engine.solve import atoms_by_snapshot
     from mtgcontrol.engine.validate import problems
+
+    try:  # the engine's own read-back (an older engine reads the symbols themselves)
+        from mtgcontrol.engine.solve import shown_texts  # type: ignore[attr-defined]
+    except ImportError:
+        def shown_texts(model):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN202
+            return model.symbols(shown=True)
 
     docs = [json.loads(line) for line in lines]
     frames = [engine.frame(d, version_for(d, None, "floor")) for d in docs]
