@@ -541,7 +541,8 @@ def cpu_run(cmd: list[str]) -> tuple[float, float, int, int]:
     a short-lived process may be missed).  Resident bytes count a page shared by a
     forked worker and its parent twice; the proportional set size once."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (read only if the command fails)
+    proc = subprocess.Popen(cmd, stderr=errors)
     tree = load("bench_memory")._tree  # pid -> (resident bytes, CPU ticks), from /proc
     seen: dict[int, float] = {}  # a process that ended keeps its last figure
     peak = peak_pss = 0
@@ -551,8 +552,12 @@ def cpu_run(cmd: list[str]) -> tuple[float, float, int, int]:
         peak = max(peak, sum(rss for rss, _ticks in found.values()))
         peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
         time.sleep(0.2)
+    errors.seek(0)
+    tail = errors.read().decode(errors="replace").splitlines()[-20:]
+    errors.close()
     if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}); its last error lines:\n"
+                         + "\n".join(tail))
     return time.perf_counter() - start, sum(seen.values()), peak, peak_pss
 
 

@@ -86,15 +86,21 @@ def test_program_text_never_contains_user_strings() -> None:
     assert all(line.endswith(").") for line in text.splitlines())
 
 
-def test_every_snapshot_has_exactly_one_answer_set() -> None:
-    """Each snapshot of examples/ and tests/scenarios/ has one answer set (the whole
-    batch has one model, so each independent snapshot has exactly one)."""
+def all_facts() -> tuple[list[str], set[catalog.Version]]:
+    """The facts of every scenario and example, numbered, and their versions."""
     names = Names()
     facts, versions = [], set()
     for i, (name, doc) in enumerate(all_snapshots()):
         version = version_for(doc, None, name)
         versions.add(version)
         facts.append(snapshot_facts(doc, i, version.const, names))
+    return facts, versions
+
+
+def test_every_snapshot_has_exactly_one_answer_set() -> None:
+    """Each snapshot of examples/ and tests/scenarios/ has one answer set (the whole
+    batch has one model, so each independent snapshot has exactly one)."""
+    facts, versions = all_facts()
     ctl = clingo.Control(["0", "--warn=none"])
     ctl.add("base", [], Program(tuple(versions)).text())
     ctl.add("base", [], "\n".join(facts))
@@ -110,12 +116,7 @@ def test_every_snapshot_has_exactly_one_answer_set() -> None:
 def test_shown_texts_are_the_texts_of_the_shown_symbols() -> None:
     """The read-back's one-buffer rendering (solve.shown_texts) gives str() of each
     shown symbol, in the same order, over every scenario and example."""
-    names = Names()
-    facts, versions = [], set()
-    for i, (name, doc) in enumerate(all_snapshots()):
-        version = version_for(doc, None, name)
-        versions.add(version)
-        facts.append(snapshot_facts(doc, i, version.const, names))
+    facts, versions = all_facts()
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], Program(tuple(versions)).text())
     ctl.add("base", [], encoding_file(f"{RULING_SHOW}.lp"))
