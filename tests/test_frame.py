@@ -1,4 +1,4 @@
-"""The one translation (engine.Frame, with provenance) and the one judging Control (issue 19)."""
+"""The one translation (engine.Frame, with provenance) and the one judging Control."""
 
 from __future__ import annotations
 

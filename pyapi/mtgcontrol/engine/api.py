@@ -19,7 +19,7 @@ from typing import Any
 from .. import catalog
 from .engine import Engine, Frame
 from .jsontext import BadJson, read_json, unsafe_parts
-from .ruling import Ruling
+from .ruling import EngineFault, Ruling
 from .validate import InputProblem, problems, snapshot_name
 
 
@@ -172,6 +172,26 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
         frames.append(engine.frame(doc, version))
         judged.append(i)
     if judged:
-        for i, ruling in zip(judged, engine.judge(frames), strict=True):
-            results[i] = ruling
+        for i, ruling in zip(judged, _judge_frames(engine, frames), strict=True):
+            if isinstance(ruling, EngineFault):
+                name = snapshot_name(*items[i])
+                results[i] = ErrorRecord(name, [InputProblem(name, "$", str(ruling))],
+                                         id=own_id(items[i][0]))
+            else:
+                results[i] = ruling
     return [r for r in results if r is not None]
+
+
+def _judge_frames(engine: Engine, frames: list[Frame]) -> list[Ruling | EngineFault]:
+    """The frames' rulings; a frame whose atoms show an engine fault gets its fault
+    (the others judged again one by one: a fault is rare, never on the common path)."""
+    try:
+        return list(engine.judge(frames))
+    except EngineFault:
+        out: list[Ruling | EngineFault] = []
+        for frame in frames:
+            try:
+                out.extend(engine.judge([frame]))
+            except EngineFault as fault:
+                out.append(fault)
+        return out

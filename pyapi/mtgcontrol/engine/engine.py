@@ -12,7 +12,7 @@ have been judged before are answered from a bounded cache of the atoms the
 program showed for them (the key is the lens's program and the whole fact text:
 sound by construction).  ``fast=False`` turns both off (raw timestamps, no cache),
 and the event points too: every object is derived at every time point
-(``every_time_point.``, order.lp), the reference the fast path is tested against.
+(``every_time_point.``: moments.lp, points.lp), the reference the fast path is tested against.
 
 A ``Lens`` is what one judging shows and how it is read: extra encodings (e.g.
 explain.lp), extra program text of its own (an invariant, causes' externals),

@@ -20,7 +20,8 @@ import clingo
 from ..catalog import Version, numbering_facts
 
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
-             "layer2", "order", "points", "leaving", "players", "checks", "ruling", "show")
+             "layer2", "durations", "order", "moments", "points", "leaving", "players", "checks",
+             "ruling", "show")
 
 # The ruling lens's #show file: the rule files show nothing (engine.Lens).
 RULING_SHOW = "show/ruling"
