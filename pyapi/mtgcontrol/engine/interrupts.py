@@ -40,8 +40,12 @@ _stopped = False
 """A signal has stopped this process's run."""
 
 
-class Interrupted(Exception):
-    """The run was stopped by a signal; ``exit_code`` is 128 + its number (130, 143)."""
+class Interrupted(BaseException):
+    """The run was stopped by a signal; ``exit_code`` is 128 + its number (130, 143).
+
+    A `BaseException`, as `KeyboardInterrupt` is: code that turns whatever goes wrong
+    with one input into that input's error record (``except Exception``) must not turn
+    a stop into a record and carry on."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)

@@ -7,6 +7,7 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,9 @@ from typing import Any
 import clingo
 
 from ..catalog import Version, numbering_facts
+from .files import read_input
+from .interrupts import ground
+from .validate import InputError, InputProblem
 
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
              "layer2", "order", "leaving", "players", "checks", "ruling", "show")
@@ -81,6 +85,10 @@ class Program:
     versions: tuple[Version, ...]
     changes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        for number, text in enumerate(self.changes, 1):
+            check_change(text, f"change {number}")
+
     def text(self) -> str:
         parts = [encoding_text()]
         parts.extend(numbering_facts(v) for v in self.versions)
@@ -93,5 +101,63 @@ class NoRuling(RuntimeError):
 
 
 def load_changes(paths: Iterable[str | Path]) -> tuple[str, ...]:
-    """Read proposal files (``--change FILE.lp``)."""
-    return tuple(Path(p).read_text(encoding="utf-8") for p in paths)
+    """Read proposal files (``--change FILE.lp``), each checked (``check_change``); an
+    unreadable or invalid one is an `InputError` naming the file, line and clingo's
+    message."""
+    texts = []
+    for path in paths:
+        data = read_input(path, where="--change")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError([InputProblem(str(path), "--change", (
+                f"a proposal file in UTF-8, got byte {err.start} that is not"))]) from None
+        check_change(text, str(path))
+        texts.append(text)
+    return tuple(texts)
+
+
+# Directives a proposal may not hold: #include reads another file (when the program is
+# parsed, whatever it names) and #script runs code where clingo has a scripting language.
+FORBIDDEN = re.compile(r"#(include|script)\b")
+LOCATION = re.compile(r"^<(?:string|block)>:(\d+):(\S+?):? (?:error|info|warning): ", re.MULTILINE)
+
+
+def check_change(text: str, name: str) -> None:
+    """A proposal's text, alone: no ``#include``/``#script``, valid syntax, safe rules
+    (it is parsed and grounded on its own, without the encodings, which costs next to
+    nothing).  `InputError` naming the file (``name``), the line and clingo's message."""
+    found = _change_problems(text)
+    if found:
+        raise InputError([InputProblem(name, f"line {line}", expected)
+                          for line, expected in found])
+
+
+@cache
+def _change_problems(text: str) -> tuple[tuple[int, str], ...]:
+    for number, line in enumerate(text.splitlines(), 1):
+        directive = FORBIDDEN.search(line)
+        if directive:
+            return ((number, f"a proposal without #{directive.group(1)} (proposals are "
+                             "rules only: they may not read files or run scripts)"),)
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+    try:
+        ctl.add("base", [], text)
+        ground(ctl, [("base", [])])
+    except RuntimeError as err:
+        return _messages(messages or [str(err)])
+    return ()
+
+
+def _messages(messages: list[str]) -> tuple[tuple[int, str], ...]:
+    """clingo's error messages as (line, "valid ASP (clingo: COLUMNS: message)")."""
+    found = []
+    for message in messages:
+        where = LOCATION.match(message)
+        line = int(where.group(1)) if where else 0
+        body = LOCATION.sub("", message).strip().replace("\n", " ")
+        body = re.sub(r"<(?:string|block)>:\d+:\S+?: (?:note: )?", "", body)
+        columns = f"column {where.group(2).split(':')[-1]}: " if where else ""
+        found.append((line, f"valid ASP (clingo: {columns}{' '.join(body.split())})"))
+    return tuple(found)
