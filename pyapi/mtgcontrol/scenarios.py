@@ -28,6 +28,7 @@ from .engine.api import InputError, adjudicate
 from .engine.files import TooLarge, read_bounded, write_output
 from .engine.ruling import Ruling, controller_at
 from .engine.validate import shown
+from .present.text import escaped
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -455,8 +456,8 @@ def rewrite(scenario: Scenario, changes: Sequence[str] = (), folder: Path | None
     target = scenario.path.resolve()
     root = (folder or scenario.path.parent).resolve()
     if not target.is_relative_to(root):
-        raise ScenarioError(f"{shown(str(scenario.path))}: not updated: it links to "
-                            f"{shown(str(target))}, outside {shown(str(folder or root))}")
+        raise ScenarioError(escaped(f"{scenario.path}: not updated: it links to {target}, "
+                                    f"outside {folder or root}"))
     old = read_bounded(scenario.path).decode("utf-8")
     new = replace_expect(old, expect)
     write_output(scenario.path, new, "--update")

@@ -133,8 +133,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not paths:
         raise InputError([InputProblem("command line", "FILE|DIR", "at least one Forge "
                                        "file (*.pzl, *.pzl.example, *.txt)")])
-    # Every file read (the game files, the res folder) is held apart from the outputs.
-    check_outputs([*(p for p, _ in paths), *([args.forge_res] if args.forge_res else [])],
+    # Every file read (the game files, the card and token scripts) is held apart from
+    # the outputs.
+    res = [] if args.forge_res is None else [
+        Path(args.forge_res) / name for name in ("cardsfolder", "cardsfolder.zip",
+                                                 "tokenscripts")]
+    check_outputs([*(p for p, _ in paths), *(p for p in res if p.exists())],
                   [(flag, getattr(args, dest)) for dest, flag in args.writes])
     cards = None
     if args.forge_res is not None:
