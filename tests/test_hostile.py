@@ -429,8 +429,8 @@ def test_every_page_command_without_o_says_so_in_one_line(
     ('off("111.2").\nfoo(X :- bar.\n', 2, "column 7-9: syntax error, unexpected :-"),
     ("\n\np(X) :- q.\n", 3, "column 1-11: unsafe variables in: p(X):-[#inc_base];q. 'X' is "
                            "unsafe"),
-    ('#include "/etc/hostname".\n', 1, "a proposal without #include"),
-    ("#script (python)\nimport os\n#end.\n", 1, "a proposal without #script"),
+    ('#include "/etc/hostname".\n', 1, "a program without #include"),
+    ("#script (python)\nimport os\n#end.\n", 1, "a program without #script"),
     (b"p(\xff).\n", None, "a proposal file in UTF-8, got byte 2 that is not"),
 ])
 def test_a_bad_proposal_file_is_named_with_its_line_and_clingos_message(

@@ -124,9 +124,10 @@ LOCATION = re.compile(r"^<(?:string|block)>:(\d+):(\S+?):? (?:error|info|warning
 
 
 def check_change(text: str, name: str) -> None:
-    """A proposal's text, alone: no ``#include``/``#script``, valid syntax, safe rules
-    (it is parsed and grounded on its own, without the encodings, which costs next to
-    nothing).  `InputError` naming the file (``name``), the line and clingo's message."""
+    """A proposal's (or an invariant's) text, alone: no ``#include``/``#script``, ASCII
+    outside comments, valid syntax, safe rules (it is parsed and grounded on its own,
+    without the encodings, which costs next to nothing).  `InputError` naming the file
+    (``name``), the line and clingo's message."""
     found = _change_problems(text)
     if found:
         raise InputError([InputProblem(name, f"line {line}", expected)
@@ -138,8 +139,14 @@ def _change_problems(text: str) -> tuple[tuple[int, str], ...]:
     for number, line in enumerate(text.splitlines(), 1):
         directive = FORBIDDEN.search(line)
         if directive:
-            return ((number, f"a proposal without #{directive.group(1)} (proposals are "
-                             "rules only: they may not read files or run scripts)"),)
+            return ((number, f"a program without #{directive.group(1)} (proposal and "
+                             "invariant files are rules only: they may not read files or "
+                             "run scripts)"),)
+    odd = not_ascii(text)
+    if odd is not None:
+        at, char = odd
+        return ((at, f"ASCII outside comments, got {char!r} (U+{ord(char):04X}); write "
+                       "it in a comment"),)
     messages: list[str] = []
     ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
     try:
@@ -148,6 +155,49 @@ def _change_problems(text: str) -> tuple[tuple[int, str], ...]:
     except RuntimeError as err:
         return _messages(messages or [str(err)])
     return ()
+
+
+def not_ascii(text: str) -> tuple[int, str] | None:
+    """The first character that is not ASCII outside a comment (``%`` to the end of the
+    line, ``%* *%`` nested as clingo nests them), or a NUL anywhere, with its line; None
+    when there is none.
+
+    clingo quotes an unexpected character in its message byte by byte, and its Python
+    binding dies decoding half a character ("PANIC: exception in nothrow scope"): a
+    program must not reach it with one (strings included, to be safe)."""
+    if "\0" in text:  # clingo would stop reading there (a C string)
+        return text.count("\n", 0, text.index("\0")) + 1, "\0"
+    depth = 0
+    line = 1
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "\n":
+            line += 1
+        if text.startswith("%*", at):
+            depth += 1
+            at += 2
+            continue
+        if depth and text.startswith("*%", at):
+            depth -= 1
+            at += 2
+            continue
+        if not depth and char == "%":
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
+            continue
+        if not depth and char == '"':  # a string: no comment in it, ASCII too
+            at += 1
+            while at < len(text) and text[at] not in '"\n':
+                if not text[at].isascii():
+                    return line, text[at]
+                at += 2 if text[at] == "\\" else 1
+            at += 1
+            continue
+        if not depth and not char.isascii():
+            return line, char
+        at += 1
+    return None
 
 
 def _messages(messages: list[str]) -> tuple[tuple[int, str], ...]:
