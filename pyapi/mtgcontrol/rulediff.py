@@ -206,7 +206,7 @@ def parse_cr(text: str, name: str = "<text>") -> CRText:
 def read_cr(path: str | Path) -> CRText:
     """Read and parse a CR text file; `InputError` if unreadable or without rules."""
     name = str(path)
-    data = read_input(path)
+    data = read_input(path, what="CR text file")
     parsed = parse_cr(_decode(data), name)
     if not parsed.rules:
         raise InputError([InputProblem(

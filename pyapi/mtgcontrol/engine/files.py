@@ -68,17 +68,18 @@ def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 def read_input(path: str | Path, limit: int = MAX_FILE_BYTES, where: str = "$",
-               name: str | None = None) -> bytes:
-    """``read_bounded``, its failures as `InputError` naming the file (``name``),
-    ``where`` in it and what was expected."""
-    shown = name or ("stdin" if str(path) == "-" else str(path))
+               what: str = "file") -> bytes:
+    """``read_bounded``, its failures as `InputError` naming the file, ``where`` in it
+    and what was expected (a readable ``what``)."""
+    shown = "stdin" if str(path) == "-" else str(path)
     try:
         return read_bounded(path, limit)
     except TooLarge as err:
-        raise InputError([InputProblem(shown, where, err.expected)]) from None
+        raise InputError([InputProblem(shown, where, f"a {what} of at most {err.limit} "
+                                                     "bytes, got more")]) from None
     except (OSError, ValueError) as err:
         reason = getattr(err, "strerror", None) or str(err)
-        raise InputError([InputProblem(shown, where, f"a readable file ({reason})")]
+        raise InputError([InputProblem(shown, where, f"a readable {what} ({reason})")]
                          ) from None
 
 
@@ -121,9 +122,10 @@ def check_outputs(reads: Iterable[str | Path], writes: Iterable[tuple[str, str |
         elif same in seen:
             found.append(_problem(flag, f"an output other than {seen[same]}'s file"))
         elif target.is_dir():
-            found.append(_problem(flag, f"an output file, got the folder {path}"))
+            found.append(InputProblem(path, flag, "a writable file (Is a directory)"))
         elif not target.exists() and not target.resolve().parent.is_dir():
-            found.append(_problem(flag, f"an output in an existing folder, got {path}"))
+            found.append(InputProblem(path, flag, "a writable file (No such file or "
+                                                  "directory: no folder to write it in)"))
         seen.setdefault(same, flag)
     if found:
         raise InputError(found)

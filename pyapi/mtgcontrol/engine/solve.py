@@ -106,7 +106,7 @@ def load_changes(paths: Iterable[str | Path]) -> tuple[str, ...]:
     message."""
     texts = []
     for path in paths:
-        data = read_input(path, where="--change")
+        data = read_input(path, where="--change", what="proposal file")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
