@@ -396,6 +396,22 @@ ODD_LINES = ["p10battlefield=Test Bear", "activeplayer=p9", "activeplayer=carol"
              "activephaseadvance=END", "humanexile=" + ";" * 500, "ailibrary=t:,,,,"]
 
 
+def _with_line(text: str, rnd: random.Random, choices: list[str]) -> str:
+    lines = text.split("\n")
+    lines.insert(rnd.randrange(len(lines) + 1), rnd.choice(choices))
+    return "\n".join(lines)
+
+
+def _with_bytes(text: str, rnd: random.Random, choices: list[bytes]) -> bytes:
+    raw = text.encode("utf-8", "surrogatepass")
+    at = rnd.randrange(len(raw) + 1)
+    return raw[:at] + rnd.choice(choices) + raw[at:]
+
+
+def _cut(text: str, rnd: random.Random) -> str:
+    return text[: rnd.randrange(len(text) + 1)]
+
+
 def forge_text(text: str, rnd: random.Random) -> tuple[str | bytes, list[str]]:
     """One game file text mutated one to three times."""
     applied: list[str] = []
@@ -414,9 +430,7 @@ def forge_text(text: str, rnd: random.Random) -> tuple[str | bytes, list[str]]:
         elif kind == "modifier":
             data = _edit_entry(data, rnd, lambda e: e + "|" + rnd.choice(ODD_MODIFIERS))
         elif kind == "line":
-            lines = data.split("\n")
-            lines.insert(rnd.randrange(len(lines) + 1), rnd.choice(ODD_LINES))
-            data = "\n".join(lines)
+            data = _with_line(data, rnd, ODD_LINES)
         elif kind == "inflate":
             n = rnd.choice([10, 200, 2100, 30_000])
             data = _edit_entry(data, rnd, lambda e, n=n: ";".join([e] * n))
@@ -425,12 +439,10 @@ def forge_text(text: str, rnd: random.Random) -> tuple[str | bytes, list[str]]:
             del lines[rnd.randrange(len(lines))]
             data = "\n".join(lines)
         elif kind == "truncate":
-            data = data[: rnd.randrange(len(data) + 1)]
+            data = _cut(data, rnd)
         elif kind == "bytes":
-            raw = data.encode()
-            at = rnd.randrange(len(raw) + 1)
-            data = raw[:at] + rnd.choice([b"\xff", b"\xc3", b"\x00", b"\xef\xbb\xbf", b"\r",
-                                          b"\x1b[2J", os.urandom(64)]) + raw[at:]
+            data = _with_bytes(data, rnd, [b"\xff", b"\xc3", b"\x00", b"\xef\xbb\xbf", b"\r",
+                                           b"\x1b[2J", os.urandom(64)])
         elif kind == "crlf":
             data = data.replace("\n", "\r\n")
         elif kind == "dialect":
@@ -637,12 +649,10 @@ def yaml_text(text: str, rnd: random.Random) -> tuple[bytes, list[str]]:
                     yaml.YAMLError):
                 continue
         elif kind == "truncate":
-            text = text[: rnd.randrange(len(text) + 1)]
+            text = _cut(text, rnd)
         elif kind == "bytes":
-            raw = text.encode()
-            at = rnd.randrange(len(raw) + 1)
-            return raw[:at] + rnd.choice([b"\xff", b"\x00", b"\xef\xbb\xbf", b"\x1b[2J",
-                                          b"\xed\xa0\x80"]) + raw[at:], applied
+            return _with_bytes(text, rnd, [b"\xff", b"\x00", b"\xef\xbb\xbf", b"\x1b[2J",
+                                           b"\xed\xa0\x80"]), applied
         elif kind == "duplicate-key":
             text = text + "\nintent: again\n"
         elif kind == "documents":
@@ -687,16 +697,11 @@ def proposal_text(text: str, rnd: random.Random) -> tuple[bytes, list[str]]:
             at = rnd.randrange(len(text) + 1)
             text = text[:at] + rnd.choice(PROPOSAL_TOKENS) + text[at:]
         elif kind == "inject":
-            lines = text.split("\n")
-            lines.insert(rnd.randrange(len(lines) + 1), rnd.choice(INJECTIONS))
-            text = "\n".join(lines)
+            text = _with_line(text, rnd, INJECTIONS)
         elif kind == "truncate":
-            text = text[: rnd.randrange(len(text) + 1)]
+            text = _cut(text, rnd)
         elif kind == "bytes":
-            raw = text.encode()
-            at = rnd.randrange(len(raw) + 1)
-            return raw[:at] + rnd.choice([b"\xff", b"\xc3", b"\xef\xbb\xbf"]) + raw[at:], \
-                applied
+            return _with_bytes(text, rnd, [b"\xff", b"\xc3", b"\xef\xbb\xbf"]), applied
         elif kind == "comment":
             text = text.replace("%", "%*", 1)
         else:

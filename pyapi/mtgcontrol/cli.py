@@ -30,7 +30,7 @@ from .engine.interrupts import (
 )
 from .engine.ruling import Ruling
 from .engine.solve import NoRuling, load_changes
-from .engine.validate import InputProblem, shown
+from .engine.validate import InputProblem, positive_int, shown
 from .present.text import escaped, ruling_table
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
@@ -52,17 +52,6 @@ def worker_count(text: str) -> int:
     problem = workers_problem(value)
     if problem is not None:
         raise argparse.ArgumentTypeError(f"expected {problem}, got {shown(text)}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1 (a bad value is a usage error, exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
     return value
 
 

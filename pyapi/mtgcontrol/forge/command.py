@@ -22,7 +22,7 @@ from typing import Any
 
 from ..engine.api import InputError
 from ..engine.files import TooLarge, check_outputs, read_bounded, write_output
-from ..engine.validate import InputProblem
+from ..engine.validate import InputProblem, positive_int
 from ..present.text import escaped
 from .cardscript import CardData, ResError
 from .gamestate import Refused, parse
@@ -60,21 +60,11 @@ def add_parser(sub: Any) -> None:
                         "tokenscripts/); without it, no controller claims are made")
     f.add_argument("--html", metavar="PAGE.html",
                    help="also judge the snapshots and write a page of the disagreements")
-    f.add_argument("--max-cards", type=_positive, default=DEFAULT_MAX_CARDS, metavar="N",
+    f.add_argument("--max-cards", type=positive_int, default=DEFAULT_MAX_CARDS, metavar="N",
                    help=f"cards in one file at most (default {DEFAULT_MAX_CARDS}); a file "
                         "with more is refused (too-many-cards)")
     f.set_defaults(reads=(), writes=(("output", "-o"), ("report", "--report"),
                                      ("html", "--html")))
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def files_of(names: list[str]) -> list[tuple[Path, str | None]]:

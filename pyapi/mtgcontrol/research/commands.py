@@ -100,7 +100,8 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
     invariants = []
     for path in args.invariant:
-        text = read_input(path, where="--invariant", what="invariant file").decode("utf-8", errors="replace")
+        data = read_input(path, where="--invariant", what="invariant file")
+        text = data.decode("utf-8", errors="replace")
         check_change(text, path)  # no #include, no stray byte for clingo's messages
         try:
             invariants.append(load_invariant(path))
