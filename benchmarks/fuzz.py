@@ -17,7 +17,8 @@ res folders of card scripts (``res``) and cardsfolder.zip files (``zip``) throug
 `mtgcontrol adjudicate --change`.  Each case is a folder of files made from the
 project's examples (and the shared Forge puzzles when they are there), with a canary
 folder beside it; it runs in a child process that an audit hook watches, and the
-parent kills a case that runs longer than --hang seconds.  Per surface: cases, exit
+parent kills a case that runs longer than --hang seconds of CPU time (ten times as long
+in wall-clock time as a backstop).  Per surface: cases, exit
 codes, tracebacks (an exception out of the command, "Traceback" or "internal error" on
 standard error), hangs, escapes (a file opened in the canary folder or a watched system
 file, a file written outside the case's folder, a canary's text in an output), lines
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import random
 import selectors
 import subprocess
@@ -113,13 +115,16 @@ def hostile(surface: str, args: argparse.Namespace, failures: list[dict[str, obj
             [sys.executable, __file__, "--child", surface, str(args.seed), str(number),
              str(batch)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert process.stdout is not None
-        current, deadline = number, [time.monotonic() + args.hang + 30]  # imports first
-        for line in _lines(process, deadline):
+        current = number
+        clock = Clock(process.pid, args.hang)
+        for line in _lines(process, clock):
             record = json.loads(line)
             if "begin" in record:
-                current, deadline[0] = record["begin"], time.monotonic() + args.hang
+                current = record["begin"]
+                clock.restart()
                 continue
             number = record["case"] + 1
+            clock.started = None  # between two cases
             counts["cases"] += 1
             codes[record["code"]] += 1
             applied.update(record["applied"])
@@ -154,17 +159,40 @@ def hostile(surface: str, args: argparse.Namespace, failures: list[dict[str, obj
                                        "other exit codes"))
 
 
-def _lines(process: subprocess.Popen[str], deadline: list[float]) -> Iterator[str]:
-    """The child's lines, until it ends or the current case passes ``deadline[0]`` (the
-    caller moves it on as each case begins)."""
+class Clock:
+    """The time a child's current case has taken: CPU seconds (from /proc; a loaded
+    machine does not make a slow case a hang, as batch's --timeout counts), and ten
+    times as many wall-clock seconds as a backstop (a case stuck without the CPU)."""
+
+    def __init__(self, pid: int, limit: float) -> None:
+        self.pid, self.limit = pid, limit
+        self.started: float | None = None  # the child's imports, before its first case
+        self.wall = time.monotonic() + 30 + 10 * limit
+
+    def cpu(self) -> float:
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return time.monotonic()  # no /proc: wall-clock time
+
+    def restart(self) -> None:
+        self.started, self.wall = self.cpu(), time.monotonic() + 10 * self.limit
+
+    def over(self) -> bool:
+        return (self.started is not None and self.cpu() - self.started > self.limit) or \
+            time.monotonic() > self.wall
+
+
+def _lines(process: subprocess.Popen[str], clock: Clock) -> Iterator[str]:
+    """The child's lines, until it ends or its current case is over the time limit."""
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         while True:
-            left = deadline[0] - time.monotonic()
-            if left <= 0:
+            if clock.over():
                 return
-            if not selector.select(timeout=left):
+            if not selector.select(timeout=0.5):
                 continue
             line = process.stdout.readline()
             if not line:
@@ -186,7 +214,8 @@ def main() -> int:
     parser.add_argument("--hostile-cases", type=int, default=1000,
                         help="cases per surface other than snapshots")
     parser.add_argument("--hang", type=float, default=60,
-                        help="seconds after which a case counts as a hang")
+                        help="CPU seconds after which a case counts as a hang (or ten "
+                             "times as many wall-clock seconds)")
     args = parser.parse_args()
     ok = True
     failures: list[dict[str, object]] = []
