@@ -28,6 +28,8 @@ VIA: dict[str, tuple[str, str, str]] = {
     "brought_in": ("brought into the game by {a}", "p", "n"),
     "legal_owner": ("legal owner {a}", "p", "n"),
     "entered": ("entered the battlefield at {a} under {b}", "t", "p"),
+    "entered_assumed": ("assumed to have entered the battlefield at {a} under {b}: the snapshot "
+                        "records only that it is there under {b}, not how it came", "t", "p"),
     "created": ("created at {a} by {b}", "t", "p"),
     "stack": ("put on the stack at {a} by {b}", "t", "p"),
     "card_owner": ("the owner of its card", "n", "n"),
