@@ -102,7 +102,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="a proposal file layered over the rules (repeatable)")
 
 
-def _files(parser: argparse.ArgumentParser, reads: Sequence[str] = (),
+def _file_options(parser: argparse.ArgumentParser, reads: Sequence[str] = (),
            writes: Sequence[tuple[str, str]] = ()) -> None:
     """Which options name the files a command reads (``reads``: dests) and writes
     (``writes``: (dest, flag)); ``check_outputs`` holds the outputs apart from the
@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a page with every derivation; needs -o)")
     _common(p)
     _page_options(p)
-    _files(p, ("files", "change"), [("output", "-o")])
+    _file_options(p, ("files", "change"), [("output", "-o")])
 
     p = sub.add_parser("facts", help="print a snapshot's ASP facts (to run clingo by hand)",
                        description="Print the facts the engine grounds for one snapshot, the "
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CR version, or any later date; default: the snapshot's own "
                         "`rules`, else the newest")
     p.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
-    _files(p, ("file",), [("output", "-o")])
+    _file_options(p, ("file",), [("output", "-o")])
 
     p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
                        description="The derivation of one fact of one object as a tree: each "
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "html"), default="text")
     _common(p)
     _page_options(p)
-    _files(p, ("file", "change"), [("output", "-o")])
+    _file_options(p, ("file", "change"), [("output", "-o")])
 
     from .batch.judge import DEFAULT_WORKER_MEMORY
     from .batch.progress import EXIT_CODES
@@ -242,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write a summary page of the results (needs -o)")
     p.add_argument("--lang", default="en", metavar="en|fr|it",
                    help="language of the summary page (default en)")
-    _files(p, ("input", "change"), [("output", "-o"), ("html", "--html")])
+    _file_options(p, ("input", "change"), [("output", "-o"), ("html", "--html")])
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _page_options(p)
     _limits(p)
-    _files(p, ("files", "change"), [("output", "-o")])
+    _file_options(p, ("files", "change"), [("output", "-o")])
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
@@ -281,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update", action="store_true",
                    help="after a deliberate rules change: rewrite the expectations that "
                         "no longer match (only what they state) and print each file's diff")
-    _files(p, ("paths", "change"))
+    _file_options(p, ("paths", "change"))
 
     p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--catalog-draft", metavar="FILE.toml",
                    help="write the rules catalog with the new release and its renumberings "
                         "applied (docs/new-cr-release.md)")
-    _files(d, ("old", "new"), [("catalog_draft", "--catalog-draft")])
+    _file_options(d, ("old", "new"), [("catalog_draft", "--catalog-draft")])
 
     bounds = argparse.ArgumentParser(add_help=False)
     # Default bounds: a run of about a minute on 2 cores (BENCHMARKS.md): verify
@@ -342,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "counted) and report the kinds found, saying up to which size the "
                         "search was exhaustive")
     p.set_defaults(players=2, objects=2, effects=1)
-    _files(p, ("corpus", "change"), [("output", "-o")])
+    _file_options(p, ("corpus", "change"), [("output", "-o")])
 
     p = sub.add_parser("verify", parents=[bounds],
                        help="check that every permanent and spell gets exactly one controller",
@@ -373,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "ordering verify and impact --exhaustive search (docs/research.md, "
                         "Time orderings)")
     p.set_defaults(players=3, objects=2, effects=1)
-    _files(p, ("invariant", "change"), [("output", "-o")])
+    _file_options(p, ("invariant", "change"), [("output", "-o")])
 
     from .forge.command import add_parser as add_import_parser
 
