@@ -103,7 +103,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _file_options(parser: argparse.ArgumentParser, reads: Sequence[str] = (),
-           writes: Sequence[tuple[str, str]] = ()) -> None:
+                  writes: Sequence[tuple[str, str]] = ()) -> None:
     """Which options name the files a command reads (``reads``: dests) and writes
     (``writes``: (dest, flag)); ``check_outputs`` holds the outputs apart from the
     inputs for every command before it starts."""
