@@ -25,6 +25,7 @@ from mtgcontrol.batch.judge import Settings
 from mtgcontrol.batch.run import Run, run_batch
 from mtgcontrol.cli import main
 from mtgcontrol.engine.api import InputError
+from mtgcontrol.engine.interrupts import Interrupted
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "01-mind-control.json"
@@ -83,6 +84,19 @@ def test_sigterm_while_check_judges_a_line_is_exit_143_not_an_error_record(
     assert time.monotonic() - sent < 10
     assert "time limit" not in out and "internal error" not in out and "Interrupted" not in out
     assert err.strip().endswith("mtgcontrol: stopped by SIGTERM")
+
+
+def test_a_signal_inside_a_clingo_callback_stays_a_stop() -> None:
+    """clingo re-raises a callback's exception as ``type(err)(err)``; a stop during
+    verify's parse of its invariants was a ValueError traceback and exit 1."""
+    from clingo import ast
+
+    def stop(_statement: object) -> None:
+        raise Interrupted(signal.SIGTERM)
+
+    with pytest.raises(Interrupted) as raised:
+        ast.parse_string("a. b.", stop)
+    assert raised.value.exit_code == 143 and str(raised.value) == "SIGTERM"
 
 
 # --- 2. res folders that are no zip, zip bombs, no size limits --------------------------------

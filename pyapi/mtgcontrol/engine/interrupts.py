@@ -45,9 +45,14 @@ class Interrupted(BaseException):
 
     A `BaseException`, as `KeyboardInterrupt` is: code that turns whatever goes wrong
     with one input into that input's error record (``except Exception``) must not turn
-    a stop into a record and carry on."""
+    a stop into a record and carry on.
 
-    def __init__(self, signum: int) -> None:
+    clingo re-raises an exception from inside one of its callbacks (a parse, a
+    logger) as ``type(err)(err)``: made from an `Interrupted`, it is the same stop."""
+
+    def __init__(self, signum: int | Interrupted) -> None:
+        if isinstance(signum, Interrupted):
+            signum = signum.signum
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
 
