@@ -107,6 +107,7 @@ IN_PROCESS: dict[tuple[str, int], Setup] = {
     ("import forge", 1): lambda t: ["import", "forge", f("empty")(t), "-o", str(t / "o.jsonl")],
     ("import forge", 2): lambda t: ["import", "forge", f("puzzle")(t), "--forge-res",
                                     str(t / "no-res")],
+    ("serve", 2): lambda t: ["serve", "--port", "0", "--change", str(t / "missing.lp")],
 }
 
 # Exit 3: an output that cannot be written to the end (/dev/full: no space left), or
@@ -147,11 +148,15 @@ SEARCHING = {
 }
 
 
+# serve writes no file (no 3); it is stopped once it listens.
+LISTENING = {"serve"}
+
+
 def test_the_readme_table_names_every_command_and_these_cases_every_row() -> None:
     table = readme_table()
-    assert set(table) == set(WAITING) == set(FULL)
+    assert set(table) == set(WAITING) | LISTENING == set(FULL) | LISTENING
     cases = {(c, code) for c, code in IN_PROCESS} | {(c, 3) for c in FULL} | {
-        (c, s) for c in WAITING for s in (130, 143)}
+        (c, s) for c in (*WAITING, *LISTENING) for s in (130, 143)}
     assert cases == {(c, code) for c, codes in table.items() for code in codes}
 
 
@@ -243,3 +248,23 @@ def test_a_signal_stops_a_long_search_within_seconds(command: str, tmp_path: Pat
     code, err, took = _stop(SEARCHING[command], signal.SIGTERM, tmp_path, None)
     assert (code, err) == (143, "mtgcontrol: stopped by SIGTERM\n")
     assert took < 5
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_serve_with_130_or_143(signum: int) -> None:
+    pytest.importorskip("uvicorn")
+    from serving import start
+
+    served = start(workers=1)
+    try:
+        sent = time.monotonic()
+        code = served.stop(signum)
+        took = time.monotonic() - sent
+        while "stopped by" not in "".join(served.said) and time.monotonic() < sent + 5:
+            time.sleep(0.05)  # the last line, read by its thread
+    finally:
+        served.process.kill()
+    assert code == 128 + signum and took < 5, (code, took, served.said)
+    assert "Traceback" not in "".join(served.said)
+    assert served.said[-1] == f"mtgcontrol: stopped by {signal.Signals(signum).name}\n", \
+        served.said

@@ -1,5 +1,5 @@
 """Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
-verify | import forge``.
+verify | import forge | serve``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
 also an invariant left undecided by --time-limit) or some corpus lines became error
@@ -378,6 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .forge.command import add_parser as add_import_parser
 
     add_import_parser(sub)
+
+    from .serve.command import add_parser as add_serve_parser
+
+    add_serve_parser(sub, positive_int, positive_float, worker_count)
     return parser
 
 
@@ -771,13 +775,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve.command import cmd_serve as run
+
+    return run(args)
+
+
 # Commands whose -o is the page of --format html (adjudicate and explain write any
 # format to -o).
 HTML_ONLY_OUTPUT = ("check", "impact", "verify")
 COMMANDS = {"adjudicate": cmd_adjudicate, "facts": cmd_facts, "explain": cmd_explain,
             "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
-            "verify": cmd_verify, "import": cmd_import}
+            "verify": cmd_verify, "import": cmd_import, "serve": cmd_serve}
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -526,25 +526,34 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     lang = _lang(args)
     if args.format == "html":
         _need_output(args)
-    exp = explain_named(item[0], item[1], args.rules, changes, lang.code)
-    known_object(exp, args.object, args.fact, item[1])
-    if args.why_not is not None and args.why_not not in {
-            p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
-        raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
-                                       f"$.players, got {shown(args.why_not)}")])
+    text = explanation(item, args.object, args.fact, args.why_not, args.format, args.rules,
+                       changes, lang.code)
     if args.format == "html":
-        return _write(args, explain_page(exp, args.object, args.fact, args.why_not))
-    if args.format == "json":
-        text = json.dumps(to_document(exp, args.object, args.fact, args.why_not), indent=2,
-                          ensure_ascii=False)
-    else:
-        why_not = exp.why_not(args.object, args.fact, args.why_not) if args.why_not else None
-        text = explanation_text(exp, args.object, args.fact, why_not)
+        return _write(args, text)
     if args.output:
         write_output(args.output, text + "\n")
     else:
         print(text)
     return 0
+
+
+def explanation(item: tuple[Any, str], object_id: str, fact: str, why_not: str | None,
+                form: str, rules: str | None, changes: tuple[str, ...], lang: str) -> str:
+    """``explain``'s output for one fact of one object: ``form`` text, json (without the
+    last line end) or html.  An unknown object or player is an `InputError`."""
+    exp = explain_named(item[0], item[1], rules, changes, lang)
+    known_object(exp, object_id, fact, item[1])
+    if why_not is not None and why_not not in {
+            p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
+        raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
+                                       f"$.players, got {shown(why_not)}")])
+    if form == "html":
+        return explain_page(exp, object_id, fact, why_not)
+    if form == "json":
+        return json.dumps(to_document(exp, object_id, fact, why_not), indent=2,
+                          ensure_ascii=False)
+    return explanation_text(exp, object_id, fact,
+                            exp.why_not(object_id, fact, why_not) if why_not else None)
 
 
 def cmd_check_html(args: argparse.Namespace, records: Sequence[dict[str, Any]],
