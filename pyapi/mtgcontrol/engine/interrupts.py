@@ -50,11 +50,12 @@ class Interrupted(BaseException):
     clingo re-raises an exception from inside one of its callbacks (a parse, a
     logger) as ``type(err)(err)``: made from an `Interrupted`, it is the same stop."""
 
+    signum: int
+
     def __init__(self, signum: int | Interrupted) -> None:
-        if isinstance(signum, Interrupted):
-            signum = signum.signum
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
+        number: int = signum.signum if isinstance(signum, Interrupted) else signum
+        super().__init__(signal.Signals(number).name)
+        self.signum = number
 
     @property
     def exit_code(self) -> int:
