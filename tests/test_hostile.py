@@ -379,8 +379,11 @@ def laughs(depth: int = 9) -> str:
 
 
 @pytest.mark.parametrize("text", [laughs(), "intent: &x [*x]\nsnapshot: {}\nexpect: {}\n",
-                                  "intent: " + "[" * 5000 + "]" * 5000 + "\n"],
-                         ids=["billion-laughs", "self-reference", "deep"])
+                                  "intent: " + "[" * 5000 + "]" * 5000 + "\n",
+                                  "intent: x\nsnapshot: {now: !!timestamp 2001}\nexpect: {}\n",
+                                  "intent: x\nsnapshot: {now: !!timestamp 2001-13-45}\n"],
+                         ids=["billion-laughs", "self-reference", "deep", "tagged-timestamp",
+                              "tagged-bad-date"])
 def test_a_hostile_scenario_file_is_one_error_in_a_moment(tmp_path: Path, text: str) -> None:
     """878e7cb: 550 bytes of aliases ran for over 60 s and 1.3 GB."""
     assert len(text) < 11_000

@@ -160,15 +160,27 @@ def read_yaml(text: str) -> Any:
     A document of more than `MAX_YAML_VALUES` values (aliases expanded), or one that
     refers to itself, is a `yaml.YAMLError` too."""
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = _load(text, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as err:
         if "maximum nesting depth" in str(err):  # the pure-Python parser would recurse
             raise
-        data = yaml.safe_load(text)
+        data = _load(text, yaml.SafeLoader)
     if expanded_size(data, MAX_YAML_VALUES) > MAX_YAML_VALUES:
         raise yaml.YAMLError(f"at most {MAX_YAML_VALUES} values with every alias "
                              "expanded, got more")
     return data
+
+
+def _load(text: str, loader: Any) -> Any:
+    """``yaml.load``; a value PyYAML's constructors fail to build with Python's own
+    exceptions (``!!timestamp 2001``: an AttributeError) is a `yaml.YAMLError` too."""
+    try:
+        return yaml.load(text, Loader=loader)
+    except yaml.YAMLError:
+        raise
+    except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as err:
+        raise yaml.YAMLError(f"a tagged value PyYAML cannot build ({type(err).__name__}: "
+                             f"{err})") from None
 
 
 def expanded_size(data: Any, limit: int) -> int:
