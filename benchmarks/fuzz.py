@@ -18,12 +18,13 @@ res folders of card scripts (``res``) and cardsfolder.zip files (``zip``) throug
 project's examples (and the shared Forge puzzles when they are there), with a canary
 folder beside it; it runs in a child process that an audit hook watches, and the
 parent kills a case that runs longer than --hang seconds of CPU time (ten times as long
-in wall-clock time as a backstop).  Per surface: cases, exit
-codes, tracebacks (an exception out of the command, "Traceback" or "internal error" on
-standard error), hangs, escapes (a file opened in the canary folder or a watched system
-file, a file written outside the case's folder, a canary's text in an output), lines
-of standard error that are not printable, and the CPU seconds of the slowest case.  The
-failures are written to fuzz-failures.jsonl.
+in wall-clock time as a backstop).  Per surface: cases, exit codes, tracebacks (an
+exception out of the command, "Traceback" or "internal error" on standard error),
+hangs, crashes (the child process died in a case, or before its first), escapes (a
+file opened in the canary folder or a watched system file, a file written outside the
+case's folder, a canary's text in an output), lines of standard error that are not
+printable, and the CPU seconds of the slowest case.  The failures are written to
+fuzz-failures.jsonl.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def hostile(surface: str, args: argparse.Namespace, failures: list[dict[str, obj
                 bad = True
             if bad:
                 failures.append({"surface": surface, "seed": args.seed, **record})
-        if process.poll() is None or number == current:  # a case that never ended
+        if process.poll() is None:  # a case that never ended
             process.kill()
             process.wait()
             counts["cases"] += 1
@@ -148,15 +149,22 @@ def hostile(surface: str, args: argparse.Namespace, failures: list[dict[str, obj
             failures.append({"surface": surface, "seed": args.seed, "case": current,
                              "hang": True})
             number = current + 1
+        elif number == current:  # the child died in a case (or before its first)
+            counts["cases"] += 1
+            counts["crashes"] += 1
+            failures.append({"surface": surface, "seed": args.seed, "case": current,
+                             "crash": process.returncode})
+            number = current + 1
     seconds = time.perf_counter() - started
     print(f"{surface}: cases {counts['cases']}, exit codes {dict(sorted(codes.items(), key=str))}"
-          f", tracebacks {counts['traceback']}, hangs {counts['hangs']}, escapes "
+          f", tracebacks {counts['traceback']}, hangs {counts['hangs']}, crashes "
+          f"{counts['crashes']}, escapes "
           f"{counts['escapes']}, unprintable stderr {counts['unprintable']}, other exit codes "
           f"{counts['other exit codes']}; CPU {cpu:.1f} s (slowest case {slowest:.2f} s), "
           f"{seconds:.1f} s")
     print(f"{surface}: mutations {dict(sorted(applied.items()))}")
-    return not any(counts[k] for k in ("traceback", "hangs", "escapes", "unprintable",
-                                       "other exit codes"))
+    return not any(counts[k] for k in ("traceback", "hangs", "crashes", "escapes",
+                                       "unprintable", "other exit codes"))
 
 
 class Clock:
