@@ -237,7 +237,9 @@ def test_broken_or_contradictory_proposals_are_reported(tmp_path: Path,
     bad.write_text("off(\"111.2\"")
     example = str(ROOT / "examples" / "02-token-for-an-opponent.json")
     assert main(["adjudicate", "--change", str(bad), example]) == 2
-    assert "could not be grounded" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"mtgcontrol: {bad}: line 2: expected valid ASP (clingo: "
+                                       "column 1-2: syntax error, unexpected EOF, expecting ) "
+                                       "or ;)\n")
     bad.write_text(":- snap(S).")
     assert main(["adjudicate", "--change", str(bad), example]) == 2
     assert "no answer" in capsys.readouterr().err

@@ -18,17 +18,10 @@ from typing import Any
 
 from .. import catalog
 from .engine import Engine, Frame
+from .files import read_input
 from .jsontext import BadJson, read_json, unsafe_parts
 from .ruling import EngineFault, Ruling
-from .validate import InputProblem, problems, snapshot_name
-
-
-class InputError(ValueError):
-    """A snapshot that does not follow the format; ``problems`` says where and why."""
-
-    def __init__(self, found: list[InputProblem]) -> None:
-        super().__init__("\n".join(str(p) for p in found))
-        self.problems = found
+from .validate import InputError, InputProblem, problems, snapshot_name
 
 
 @dataclass
@@ -70,13 +63,7 @@ def load_snapshot(snapshot: Any) -> tuple[Any, str]:
     if isinstance(snapshot, Path) or (isinstance(snapshot, str) and not snapshot.lstrip()
                                       .startswith(("{", "["))):
         path = Path(snapshot)
-        try:
-            data = path.read_bytes()
-        except (OSError, ValueError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise InputError([InputProblem(str(path), "$", f"a readable file ({reason})")]
-                             ) from None
-        return parse_json(data, str(path)), str(path)
+        return parse_json(read_input(path), str(path)), str(path)
     if isinstance(snapshot, str):
         return parse_json(snapshot, "snapshot"), "snapshot"
     return snapshot, "snapshot"

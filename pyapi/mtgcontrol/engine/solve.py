@@ -7,6 +7,7 @@ grounder decides it and the solver only reads off the single model.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,6 +19,9 @@ from typing import Any
 import clingo
 
 from ..catalog import Version, numbering_facts
+from .files import read_input
+from .interrupts import ground
+from .validate import InputError, InputProblem
 
 ENCODINGS = ("base", "ownership", "permanents", "spells", "abilities", "variants",
              "layer2", "durations", "order", "moments", "points", "leaving", "players", "checks",
@@ -134,6 +138,10 @@ class Program:
     versions: tuple[Version, ...]
     changes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        for number, text in enumerate(self.changes, 1):
+            check_change(text, f"change {number}")
+
     def text(self) -> str:
         parts = [encoding_text()]
         parts.extend(numbering_facts(v) for v in self.versions)
@@ -146,5 +154,113 @@ class NoRuling(RuntimeError):
 
 
 def load_changes(paths: Iterable[str | Path]) -> tuple[str, ...]:
-    """Read proposal files (``--change FILE.lp``)."""
-    return tuple(Path(p).read_text(encoding="utf-8") for p in paths)
+    """Read proposal files (``--change FILE.lp``), each checked (``check_change``); an
+    unreadable or invalid one is an `InputError` naming the file, line and clingo's
+    message."""
+    texts = []
+    for path in paths:
+        data = read_input(path, where="--change", what="proposal file")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError([InputProblem(str(path), "--change", (
+                f"a proposal file in UTF-8, got byte {err.start} that is not"))]) from None
+        check_change(text, str(path))
+        texts.append(text)
+    return tuple(texts)
+
+
+# Directives a proposal may not hold: #include reads another file (when the program is
+# parsed, whatever it names) and #script runs code where clingo has a scripting language.
+FORBIDDEN = re.compile(r"#(include|script)\b")
+LOCATION = re.compile(r"^<(?:string|block)>:(\d+):(\S+?):? (?:error|info|warning): ", re.MULTILINE)
+
+
+def check_change(text: str, name: str) -> None:
+    """A proposal's (or an invariant's) text, alone: no ``#include``/``#script``, ASCII
+    outside comments, valid syntax, safe rules (it is parsed and grounded on its own,
+    without the encodings, which costs next to nothing).  `InputError` naming the file
+    (``name``), the line and clingo's message."""
+    found = _change_problems(text)
+    if found:
+        raise InputError([InputProblem(name, f"line {line}", expected)
+                          for line, expected in found])
+
+
+@cache
+def _change_problems(text: str) -> tuple[tuple[int, str], ...]:
+    for number, line in enumerate(text.splitlines(), 1):
+        directive = FORBIDDEN.search(line)
+        if directive:
+            return ((number, f"a program without #{directive.group(1)} (proposal and "
+                             "invariant files are rules only: they may not read files or "
+                             "run scripts)"),)
+    odd = not_ascii(text)
+    if odd is not None:
+        at, char = odd
+        return ((at, f"ASCII outside comments, got {char!r} (U+{ord(char):04X}); write "
+                       "it in a comment"),)
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+    try:
+        ctl.add("base", [], text)
+        ground(ctl, [("base", [])])
+    except RuntimeError as err:
+        return _messages(messages or [str(err)])
+    return ()
+
+
+def not_ascii(text: str) -> tuple[int, str] | None:
+    """The first character that is not ASCII outside a comment (``%`` to the end of the
+    line, ``%* *%`` nested as clingo nests them), or a NUL anywhere, with its line; None
+    when there is none.
+
+    clingo quotes an unexpected character in its message byte by byte, and its Python
+    binding dies decoding half a character ("PANIC: exception in nothrow scope"): a
+    program must not reach it with one (strings included, to be safe)."""
+    if "\0" in text:  # clingo would stop reading there (a C string)
+        return text.count("\n", 0, text.index("\0")) + 1, "\0"
+    depth = 0
+    line = 1
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "\n":
+            line += 1
+        if text.startswith("%*", at):
+            depth += 1
+            at += 2
+            continue
+        if depth and text.startswith("*%", at):
+            depth -= 1
+            at += 2
+            continue
+        if not depth and char == "%":
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
+            continue
+        if not depth and char == '"':  # a string: no comment in it, ASCII too
+            at += 1
+            while at < len(text) and text[at] not in '"\n':
+                if not text[at].isascii():
+                    return line, text[at]
+                at += 2 if text[at] == "\\" else 1
+            at += 1
+            continue
+        if not depth and not char.isascii():
+            return line, char
+        at += 1
+    return None
+
+
+def _messages(messages: list[str]) -> tuple[tuple[int, str], ...]:
+    """clingo's error messages as (line, "valid ASP (clingo: COLUMNS: message)")."""
+    found = []
+    for message in messages:
+        where = LOCATION.match(message)
+        line = int(where.group(1)) if where else 0
+        body = LOCATION.sub("", message).strip().replace("\n", " ")
+        body = re.sub(r"<(?:string|block)>:\d+:\S+?: (?:note: )?", "", body)
+        columns = f"column {where.group(2).split(':')[-1]}: " if where else ""
+        found.append((line, f"valid ASP (clingo: {columns}{' '.join(body.split())})"))
+    return tuple(found)
