@@ -223,7 +223,7 @@ def test_every_group_of_the_catalog_can_be_switched_off_or_is_refused(tmp_path: 
     for text, said in (('off("613.7").', "613.7 cannot: timestamp order"),
                        ('off("613.99z").', 'off("613.99z"): a rule group of the catalog'),
                        ('off_number("999.1").', 'off_number("999.1"): a rule number'),
-                       ('off("111.2"', "a valid ASP program (line ")):
+                       ('off("111.2"', "line 2: expected valid ASP (clingo: ")):
         path = tmp_path / "p.lp"
         path.write_text(text, encoding="utf-8")
         doc = tmp_path / "s.json"
@@ -231,7 +231,7 @@ def test_every_group_of_the_catalog_can_be_switched_off_or_is_refused(tmp_path: 
         err = io.StringIO()
         with redirect_stderr(err):
             assert main(["adjudicate", str(doc), "--change", str(path)]) == 2
-        assert f"mtgcontrol: {path}: --change: expected " in err.getvalue()
+        assert err.getvalue().startswith(f"mtgcontrol: {path}: ")
         assert said in err.getvalue()
 
 
