@@ -270,12 +270,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "applied (docs/new-cr-release.md)")
 
     bounds = argparse.ArgumentParser(add_help=False)
-    # Default bounds: a run of about a minute on 2 cores (BENCHMARKS.md): verify
-    # 3 / 2 / 1, impact --exhaustive 2 / 2 / 1 (set on each command below).
-    bounds.add_argument("--players", type=int, help="players at most (default: verify 3, "
-                        "impact 2)")
+    # Default bounds (research/commands.py: VERIFY_BOUNDS, IMPACT_BOUNDS).
+    bounds.add_argument("--players", type=int, help="players at most (default 2)")
     bounds.add_argument("--objects", type=int, help="objects at most (default 2)")
-    bounds.add_argument("--effects", type=int, help="effects at most (default 1)")
+    bounds.add_argument("--effects", type=int, help="effects at most (default: verify 2, "
+                        "impact 1)")
+    bounds.add_argument("--details", type=int, help="history details at most: turn entries, "
+                        "more players leaving, phasing, tapping, ... (docs/research.md, "
+                        "The search space; default: verify 1, impact 0)")
+    bounds.add_argument("--size", type=int, help="objects + effects + details at most "
+                        "(default: verify 3 when no object, effect or detail bound is "
+                        "given; else objects + effects, so details take the place of parts)")
     bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
                         help="text (default), json, or html (a summary page; needs -o)")
     bounds.add_argument("--quiet", action="store_true",
@@ -305,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive (the search): stop after SECONDS (grounding not "
                         "counted) and report the kinds found, saying up to which size the "
                         "search was exhaustive")
-    p.set_defaults(players=2, objects=2, effects=1)
+    p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
 
     p = sub.add_parser("verify", parents=[bounds],
                        help="check that every permanent and spell gets exactly one controller",
@@ -335,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "invariant failures of its ordering's representative, the only "
                         "ordering verify and impact --exhaustive search (docs/research.md, "
                         "Time orderings)")
-    p.set_defaults(players=3, objects=2, effects=1)
+    p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
 
     from .forge.command import add_parser as add_import_parser
 

@@ -41,6 +41,7 @@ from ..engine.facts import Names
 from ..engine.interrupts import ground
 from ..engine.solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
+from .space import bridge_text, name_of
 from .impact import _explain_witnesses
 from .reports import ImpactReport
 from .views import Sides, compare, judge_one, judge_pairs, show_value
@@ -52,11 +53,12 @@ Progress = Callable[[str], None]
 # thread holds its own copy of the solver's state of a large program).
 DEFAULT_THREADS = min(4, os.cpu_count() or 1)
 
+# The size of a snapshot: objects + effects + details (generator.lp's n_size/1).
 SIZE_CAPS = """
-#external cap(K) : K = 1..no+ne.
-#external atleast(K) : K = 2..no+ne.
-:- cap(K), n_objects(A), n_effects(B), A + B > K.
-:- atleast(K), n_objects(A), n_effects(B), A + B < K.
+#external cap(K) : K = 1..no+ne+nd.
+#external atleast(K) : K = 2..no+ne+nd.
+:- cap(K), n_size(N), N > K.
+:- atleast(K), n_size(N), N < K.
 #minimize{ 1@1,P : pl(P) }.
 #minimize{ 1@0 : g_left(_,_) }.
 """
@@ -171,7 +173,7 @@ class Search:
                  options: Sequence[str] = (), threads: int = 1,
                  connected: bool = True, orderings: bool = True) -> None:
         self.bounds = bounds
-        self.max_size = bounds.objects + bounds.effects
+        self.max_size = bounds.max_size
         self.messages: list[str] = []
         self.unit = "snapshots" if connected else "cones"
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
@@ -187,7 +189,8 @@ class Search:
             ["--warn=none", *configuration, *parallel,
              f"--opt-mode={'opt' if fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
-             f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
+             f"-c no={bounds.objects}", f"-c ne={bounds.effects}",
+             f"-c nd={bounds.details}", "-c exact=0",
              f"-c late={int(late)}", f"-c connected={int(connected)}",
              f"-c orderings={int(orderings)}", *options],
             logger=lambda _code, text: self.messages.append(text))
@@ -195,7 +198,7 @@ class Search:
         slot_facts = "\n".join(f"slot({s},{v.const})." for s, v in slots)
         try:
             self.ctl.add("base", [], "\n".join((
-                generator_text(), search_file("bridge.lp"), rules_text(versions, changes),
+                generator_text(), bridge_text(), rules_text(versions, changes),
                 slot_facts, SIZE_CAPS, goal, show)))
             ground(self.ctl, [("base", [])])  # served by a signal at once
         except RuntimeError:
@@ -277,8 +280,11 @@ class Search:
 
 
 def bounds_text(bounds: Bounds) -> str:
-    return (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
-            f"≤ {bounds.effects} effects")
+    text = (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
+            f"≤ {bounds.effects} effects{bounds.details_text()}")
+    if bounds.max_size != bounds.objects + bounds.effects + bounds.details:
+        text += f", ≤ {bounds.max_size} in all"
+    return text
 
 
 # ---------------------------------------------------------------------------------
@@ -290,8 +296,9 @@ VERIFY_SHOW = "#show fail/3.\n"
 
 def cone_bounds_text(bounds: Bounds) -> str:
     players = "2 players" if bounds.players <= 2 else f"2 to {bounds.players} players"
-    return (f"up to {bounds.objects + bounds.effects} objects + effects (≤ {bounds.objects} "
-            f"objects, ≤ {bounds.effects} effects; {players})")
+    parts = "objects + effects + details" if bounds.details else "objects + effects"
+    return (f"up to {bounds.max_size} {parts} (≤ {bounds.objects} "
+            f"objects, ≤ {bounds.effects} effects{bounds.details_text()}; {players})")
 
 
 @dataclass
@@ -341,12 +348,10 @@ class Verdict:
     def scope(self, upto: int | None = None) -> str:
         """What a proof covers (up to ``upto`` objects + effects if given)."""
         bounds = self.bounds if upto is None else Bounds(
-            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto))
+            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto),
+            min(self.bounds.details, upto), min(self.bounds.max_size, upto))
         if self.mode == "cone":
             text = cone_bounds_text(bounds)
-            if upto is not None:
-                text = text.replace(f"up to {bounds.objects + bounds.effects}", f"up to {upto}",
-                                    1)
             return f"every cone {text}, so every snapshot whose cones are within that"
         if self.mode in ("locality", "orderings"):
             what = f"up to {upto} objects + effects" if upto is not None else \
@@ -387,14 +392,7 @@ def _name_of(value: clingo.Symbol) -> str:
     """A search id as the counterexample document names it (bridge.lp's ranges)."""
     if value.type != clingo.SymbolType.Number:
         return str(value)
-    n = value.number
-    if n == 0:
-        return "-"
-    if n > 20:
-        return f"e{n - 20}"
-    if n > 10:
-        return f"o{n - 10}"
-    return f"p{n}"
+    return name_of(value.number)
 
 
 def _failures(atoms: Iterable[clingo.Symbol]) -> list[dict[str, str]]:

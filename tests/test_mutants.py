@@ -1,0 +1,57 @@
+"""The mutant set (tests/mutants/): every rule family has mutants, both kinds of
+edit are there, and every mutant is live -- its witness gets another ruling
+under the mutant than under the rules, and fails the mutant's invariant only
+under the mutant (a dead mutant, or one whose edit no longer applies, fails)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mutant_set import FAMILIES, Mutant, applied, load_all, mutated_text
+
+from mtgcontrol import catalog
+from mtgcontrol.engine.api import engine_for
+from mtgcontrol.research.search import builtin_invariants, reproduce
+
+MUTANTS = load_all()
+INVARIANTS = {i.name: i for i in builtin_invariants()}
+
+
+def test_the_set_covers_every_family_with_both_kinds_of_edit() -> None:
+    assert len(MUTANTS) >= 20
+    assert {m.family for m in MUTANTS} == set(FAMILIES)
+    assert {m.kind for m in MUTANTS} == {"encoding", "proposal"}
+    for m in MUTANTS:
+        assert m.intent.strip() and "\n" not in m.intent.strip(), m.id
+        assert m.invariant in INVARIANTS, m.id
+        assert set(m.bounds) >= {"players", "objects", "effects"}, m.id
+        objects = [o for o in m.witness["objects"] if o["kind"] != "ability" or True]
+        assert len(objects) <= m.bounds["objects"] and \
+            len(m.witness["effects"]) <= m.bounds["effects"], m.id
+
+
+def _ruling(m: Mutant, mutated: bool) -> dict[str, object]:
+    version = catalog.resolve(m.rules)
+    doc = {**m.witness, "id": m.id}
+    changes = m.changes() if mutated else ()
+    ruling = engine_for(changes, fast=True).judge([(doc, version)])[0]
+    return ruling.to_dict()  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("m", MUTANTS, ids=[m.id for m in MUTANTS])
+def test_the_mutant_is_live_on_its_witness(m: Mutant) -> None:
+    if m.file is not None:
+        mutated_text(m)  # its edit still applies (the text occurs once)
+    version = catalog.resolve(m.rules)
+    invariant = INVARIANTS[m.invariant]
+    doc = {**m.witness, "id": m.id}
+    before = _ruling(m, False)
+    assert reproduce(doc, version, invariant) == [], \
+        f"the witness of {m.id} fails {m.invariant} under the rules themselves"
+    with applied(m):
+        after = _ruling(m, True)
+        failures = reproduce(doc, version, invariant, m.changes())
+    assert before != after, f"{m.id} is dead: its witness gets the same ruling"
+    assert failures, f"{m.id}: its witness does not fail {m.invariant} under the mutant " \
+        f"({json.dumps(after)[:300]})"
