@@ -1,29 +1,34 @@
-"""Benchmark: verification and impact by search (issues 10 and 12).
+"""Benchmark: verification and impact by search.
 
-Prints, for each target, the wall and CPU time (the machine is shared: wall time
-is inflated by other work), the verdicts or the CR changes found, and whether the
-target is met:
+Prints, for each target, the CPU time (every worker's: the machine is shared, so
+wall time, printed beside it, is inflated by other work, and the load is printed
+too), the verdicts or the CR changes found, and whether the target is met:
 
-* verify --rules 2026-08-07 at cone bound 3 / 3 / 2 (issue 20): every invariant
-  proved for every cone (or a minimal counterexample) within 120 s wall;
-  ``--locality``: the locality lemma checked at 3 / 3 / 2 instead, every version;
-  ``--orderings``: the orderings lemma (one time ordering per class) instead;
-* impact --exhaustive --from 2017-04-28 --to 2020-11-20 --players 3 --objects 4
-  --effects 2 within 120 s, with the token-owner change (B1);
-* impact --exhaustive on 2012-10-01 -> 2017-04-28, 2017-04-28 -> 2020-11-20 and
-  2020-11-20 -> 2024-11-08 at 3 / 4 / 2, each within 180 s, together finding every
-  expressible change (research/changes.py), each under its own rule.
+* verify --rules 2026-08-07 at 3 / 3 / 2: six invariants proved for every size
+  (none undecided) within 15 min wall on 2 cores (stated as CPU / 2 when the
+  machine is not quiet); ``--dask local`` the same on a local Dask cluster;
+  ``--locality``: the locality lemma checked instead (each invariant with its own
+  cone), ``--orderings`` the orderings lemma;
+* impact --exhaustive on each window of consecutive versions at impact's default
+  bounds, together finding every expressible change (research/changes.py), each
+  under its own rule;
+* ``--proposal``: impact --exhaustive --change docs/proposals/token-owner-entered.lp
+  (2026-08-07 against itself) at 2 / 2 / 2 within 2 min CPU;
+* ``--observability``: each rule of the newest version switched off
+  (``off_number``) changes some ruling that impact --exhaustive --change finds at
+  impact's default bounds (the first witness of each, one grounding for all).
 
-    .venv/bin/python benchmarks/bench_search.py            # the targets
+    .venv/bin/python benchmarks/bench_search.py --skip-impact [--workers 2] [--dask local] \
+        [--time-limit S] [--locality | --orderings] [--verify-bounds 3,3,2] [--all-versions]
+    .venv/bin/python benchmarks/bench_search.py --skip-verify [--windows 1,2,3]
+    .venv/bin/python benchmarks/bench_search.py --proposal
+    .venv/bin/python benchmarks/bench_search.py --observability [--bounds 2,2,2]
     .venv/bin/python benchmarks/bench_search.py --quick    # smaller bounds (a smoke run)
-    .venv/bin/python benchmarks/bench_search.py --skip-impact [--all-versions] \
-        [--time-limit S] [--locality | --orderings] [--verify-bounds 3,3,2]
     .venv/bin/python benchmarks/bench_search.py --ground   # grounding size and cost only
     .venv/bin/python benchmarks/bench_search.py --count 3,3,2   # snapshots per size
     .venv/bin/python benchmarks/bench_search.py --sizes one-controller --bounds 3,3,2 \
-        --upto 4 [--option=--configuration=crafty ...] [--cumulative] [--threads 2] \
-        [--all-orderings]
-                                                 # CPU (and wall) per size of one invariant's search
+        --upto 4 [--option=--configuration=crafty ...] [--threads 2] [--all-orderings]
+                                     # CPU (and wall) per size of one program's search
 
 ``--ground`` prints, for the verify program (2026-08-07, 3 / 5 / 3) and the
 impact program (2017-04-28 -> 2020-11-20, 3 / 4 / 2): the CPU time of grounding
@@ -34,26 +39,26 @@ atoms clasp receives, and the peak resident memory so far.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
-
-import clingo
+from pathlib import Path
 
 from mtgcontrol import catalog
+from mtgcontrol.engine.proposals import switchable_groups
 from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
-from mtgcontrol.research.search import (
-    DEFAULT_THREADS,
+from mtgcontrol.research.differences import impact_program, impact_search, switch_off_each
+from mtgcontrol.research.proofs import (
     MODES,
-    Search,
+    Settings,
     builtin_invariants,
-    impact_search,
-    invariant_search,
-    search_file,
+    invariant_program,
     tagged,
     verify_version,
 )
+from mtgcontrol.research.solver import SearchProgram
 
 
 def progress(message: str) -> None:
@@ -62,25 +67,28 @@ def progress(message: str) -> None:
 
 def ground_figures() -> None:
     """Grounding cost of the two target programs (no search)."""
+    v2026 = catalog.resolve("2026-08-07")
     programs = (
-        ("verify 2026-08-07", Bounds(3, 5, 3), [(0, catalog.resolve("2026-08-07"))],
-         tagged(builtin_invariants()), False),
-        ("impact 2017-04-28 -> 2020-11-20", Bounds(3, 4, 2),
-         [(0, catalog.resolve("2017-04-28")), (1, catalog.resolve("2020-11-20"))],
-         search_file("differ.lp"), True))
-    for label, bounds, slots, goal, late in programs:
+        ("verify 2026-08-07", SearchProgram(
+            Bounds(3, 5, 3), ((0, v2026.name),), tagged(builtin_invariants()),
+            fewest_players=True)),
+        ("impact 2017-04-28 -> 2020-11-20", impact_program(
+            Bounds(3, 4, 2), catalog.resolve("2017-04-28"), catalog.resolve("2020-11-20"),
+            cones=False)))
+    for label, program in programs:
         start = time.process_time()
-        search = Search(bounds, slots, goal, late=late, fewest_players=not late)
+        search = program.ground()
         grounded = time.process_time() - start
-        if not late:
-            search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
+        if len(program.slots) == 1:
+            search.set_goal(0, len(builtin_invariants()))
         start = time.process_time()
-        search.solve_at(1)
+        search.solve(1)
         solved = time.process_time() - start
         lp = search.ctl.statistics["problem"]["lp"]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
-        print(f"{label} at {bounds}: grounding {grounded:.1f} s CPU, first solve {solved:.1f} s "
-              f"CPU, {lp['rules']:.0f} rules, {lp['atoms']:.0f} atoms, peak RSS {rss:.2f} GB")
+        print(f"{label} at {program.bounds}: grounding {grounded:.1f} s CPU, first solve "
+              f"{solved:.1f} s CPU, {lp['rules']:.0f} rules, {lp['atoms']:.0f} atoms, peak RSS "
+              f"{rss:.2f} GB")
 
 
 def count_figures(bounds: Bounds) -> None:
@@ -104,7 +112,7 @@ def count_figures(bounds: Bounds) -> None:
 
 
 def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
-                 cumulative: bool, rules: str, threads: int, mode: str,
+                 rules: str, threads: int, mode: str,
                  orderings: bool = True) -> None:
     """One invariant's search (verify's program, searched as ``mode``: cone,
     snapshot or locality), size by size: CPU, choices, conflicts."""
@@ -112,113 +120,79 @@ def size_figures(invariant: str, bounds: Bounds, upto: int, options: list[str],
     if not chosen:
         raise SystemExit(f"no built-in invariant {invariant!r}")
     start = time.process_time()
-    search = invariant_search(bounds, catalog.resolve(rules), chosen, mode, threads=threads,
-                              options=options, orderings=orderings)
-    search.ctl.assign_external(clingo.Function("goal", [clingo.Number(0)]), True)
+    search = invariant_program(bounds, catalog.resolve(rules), chosen[0], mode, threads=threads,
+                               options=options, orderings=orderings).ground()
+    search.set_goal(0, 1)
     what = "" if orderings else " (every time ordering)"
     print(f"{invariant} {rules} at {bounds} by {mode}{what} {' '.join(options)}: grounding "
           f"{time.process_time() - start:.1f} s CPU", flush=True)
     for size in range(1, upto + 1):
         start, wall = time.process_time(), time.perf_counter()
-        found = search.solve_at(size, exact=not cumulative)
+        solved = search.solve(size)
         stats = search.ctl.statistics["solving"]["solvers"]
-        print(f"  size {size}{'' if cumulative else ' exactly'}: "
-              f"{'counterexample' if found else 'none (UNSAT)'}, "
+        print(f"  size {size} exactly: "
+              f"{'counterexample' if solved.sat else 'none (UNSAT)'}, "
               f"{time.process_time() - start:.1f} s CPU, "
               f"{time.perf_counter() - wall:.1f} s wall ({threads} thread(s)), "
               f"{stats['choices']:.0f} choices, {stats['conflicts']:.0f} conflicts", flush=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--ground", action="store_true", help="grounding figures only")
-    parser.add_argument("--count", metavar="P,O,E",
-                        help="count the generated snapshots per players, objects, effects")
-    parser.add_argument("--sizes", metavar="INVARIANT",
-                        help="per-size CPU of one built-in invariant's search")
-    parser.add_argument("--bounds", default="3,3,2", help="with --sizes: players,objects,effects")
-    parser.add_argument("--upto", type=int, default=4, help="with --sizes: the largest size")
-    parser.add_argument("--rules", default="2026-08-07", help="with --sizes: the CR version")
-    parser.add_argument("--option", action="append", default=[],
-                        help="with --sizes: an extra clingo option (repeatable)")
-    parser.add_argument("--mode", choices=MODES, default="cone",
-                        help="with --sizes: how the invariant is searched (default: cone)")
-    parser.add_argument("--all-orderings", action="store_true",
-                        help="with --sizes: every time ordering, not one representative "
-                             "per class (the baseline of issue 20 item 3)")
-    parser.add_argument("--cumulative", action="store_true",
-                        help="with --sizes: size k means at most k (as before), not exactly k")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help="solver threads for verify (and --sizes)")
-    parser.add_argument("--skip-verify", action="store_true")
-    parser.add_argument("--skip-impact", action="store_true")
-    parser.add_argument("--all-versions", action="store_true",
-                        help="verify in every version (target: 10 minutes)")
-    parser.add_argument("--locality", action="store_true",
-                        help="check the locality lemma (verify --check-locality) instead")
-    parser.add_argument("--orderings", action="store_true",
-                        help="check the orderings lemma (verify --check-orderings) instead")
-    parser.add_argument("--verify-bounds", default="3,3,2", help="players,objects,effects")
-    parser.add_argument("--time-limit", type=float, default=None,
-                        help="per invariant and version (verify) or per window (impact)")
-    parser.add_argument("--windows", default="1,2,3", help="which windows (1,2,3)")
-    args = parser.parse_args()
-    if args.ground:
-        ground_figures()
-        return 0
-    if args.count:
-        count_figures(Bounds(*map(int, args.count.split(","))))
-        return 0
-    if args.sizes:
-        size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
-                     args.option, args.cumulative, args.rules, args.threads, args.mode,
-                     not args.all_orderings)
-        return 0
-    verify_bounds = Bounds(2, 2, 1) if args.quick else Bounds(
-        *map(int, args.verify_bounds.split(",")))
-    impact_bounds = Bounds(2, 2, 1) if args.quick else Bounds(3, 4, 2)
-    ok = True
-    if not args.skip_verify:
-        versions = catalog.versions() if args.all_versions else [catalog.resolve("2026-08-07")]
-        invariants = [i for i in builtin_invariants() if i.cones or not args.locality]
-        check = "locality" if args.locality else "orderings" if args.orderings else None
-        start, cpu = time.perf_counter(), time.process_time()
-        verdicts = [v for version in versions
-                    for v in verify_version(verify_bounds, version, invariants,
-                                            progress=progress, threads=args.threads,
-                                            limit=args.time_limit, locality=args.locality,
-                                            orderings=args.orderings)]
-        seconds = time.perf_counter() - start
-        target = 600 if args.all_versions else 120
-        met = seconds <= target and all(v.complete for v in verdicts)
-        ok &= met
-        what = f"{check} check" if check else "verify"
-        print(f"{what} {'all versions' if args.all_versions else '2026-08-07'} at "
-              f"{verify_bounds}: {seconds:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
-              f"({args.threads} thread(s)) ({'met' if met else 'NOT met'}: {target} s wall)")
-        for v in verdicts:
-            print(f"  {v.text()}")
-    if args.skip_impact:
-        return 0 if ok else 1
+def load() -> str:
+    return f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+
+
+def impact_defaults() -> Bounds:
+    """impact's default bounds, as the command line sets them."""
+    from mtgcontrol.cli import build_parser
+
+    args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
+    return Bounds(args.players, args.objects, args.effects)
+
+
+def verify_figures(args: argparse.Namespace, bounds: Bounds) -> bool:
+    versions = catalog.versions() if args.all_versions else [catalog.resolve("2026-08-07")]
+    invariants = [i for i in builtin_invariants() if i.cones or not args.locality]
+    check = "locality" if args.locality else "orderings" if args.orderings else None
+    settings = Settings(threads=args.threads, workers=args.workers, dask=args.dask,
+                        limit=args.time_limit)
+    start, cpu = time.perf_counter(), time.process_time()
+    verdicts = [v for version in versions
+                for v in verify_version(bounds, version, invariants, progress=progress,
+                                        settings=settings, locality=args.locality,
+                                        orderings=args.orderings)]
+    wall = time.perf_counter() - start
+    total = sum(v.seconds for v in verdicts) + time.process_time() - cpu
+    target = 900.0 * len(versions)
+    met = wall <= target and all(v.complete for v in verdicts)
+    what = f"{check} check" if check else "verify"
+    where = f"Dask {args.dask}" if args.dask else f"{args.workers} worker process(es)"
+    print(f"{what} {'all versions' if args.all_versions else '2026-08-07'} at {bounds} on "
+          f"{where}: {total:.1f} s CPU, {wall:.1f} s wall ({load()}); CPU / 2 cores = "
+          f"{total / 2:.1f} s ({'met' if met else 'NOT met'}: {target:.0f} s wall, none "
+          "undecided)")
+    for v in verdicts:
+        print(f"  {v.text()}")
+        print("    per size (s CPU): " + ", ".join(
+            f"{p['size']}: {p['cpu_seconds']}" for p in v.per_size))
+    return met
+
+
+def impact_figures(args: argparse.Namespace, bounds: Bounds) -> bool:
     windows = [cr_changes.W1, cr_changes.W2, cr_changes.W3]
     found_all: set[str] = set()
+    ok = True
     for n in args.windows.split(","):
         v1, v2 = windows[int(n) - 1]
-        start, cpu = time.perf_counter(), time.process_time()
-        report = impact_search(impact_bounds, catalog.resolve(v1), catalog.resolve(v2),
-                               progress, args.time_limit).to_dict()
+        start = time.perf_counter()
+        report = impact_search(bounds, catalog.resolve(v1), catalog.resolve(v2),
+                               quiet=False, limit=args.time_limit, workers=1).to_dict()
         seconds = time.perf_counter() - start
-        limit = 180
         found = cr_changes.found(report)
         found_all |= set(found)
-        met = seconds <= limit and report["complete"]
-        ok &= met
-        verdict = "met" if met else "NOT met"
-        print(f"impact {v1} -> {v2} at {impact_bounds}: {seconds:.1f} s wall, "
-              f"{time.process_time() - cpu:.1f} s CPU ({verdict}: {limit} s wall); "
-              f"{len(report['differences'])} kind(s) in meaning, "
-              f"{len(report['citation_only'])} citation only; {report['verdict']}")
+        ok &= report["complete"]
+        print(f"impact {v1} -> {v2} at {bounds}: {report['cpu_seconds']:.1f} s CPU, "
+              f"{seconds:.1f} s wall ({load()}); {len(report['differences'])} kind(s) in "
+              f"meaning, {len(report['citation_only'])} citation only; {report['verdict']}")
         for change in cr_changes.expected(v1, v2):
             kind = found.get(change.id)
             if kind is None:
@@ -232,7 +206,100 @@ def main() -> int:
               if str(windows.index(c.window) + 1) in args.windows.split(",")}
     print(f"changes found: {len(found_all)} of {len(wanted)}"
           + ("" if found_all >= wanted else f"; missing {sorted(wanted - found_all)}"))
-    return 0 if ok and found_all >= wanted else 1
+    return ok and found_all >= wanted
+
+
+def proposal_figures() -> bool:
+    v2026 = catalog.resolve("2026-08-07")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "proposals" /
+            "token-owner-entered.lp").read_text(encoding="utf-8")
+    start = time.perf_counter()
+    report = impact_search(Bounds(2, 2, 2), v2026, v2026, (text,), quiet=False, workers=1)
+    wall = time.perf_counter() - start
+    met = report.exhausted_upto is None and (report.cpu_seconds or 0) <= 120
+    print(f"impact --exhaustive --change token-owner-entered.lp at 2 / 2 / 2: "
+          f"{report.cpu_seconds:.1f} s CPU, {wall:.1f} s wall ({load()}); "
+          f"{len(report.ordered('meaning'))} kind(s) in meaning, "
+          f"{len(report.ordered('citation'))} citation only ({'met' if met else 'NOT met'}: "
+          "120 s CPU)")
+    return met
+
+
+def observability_figures(bounds: Bounds) -> bool:
+    version = catalog.newest()
+    groups = [r.group for r in version.rules if r.group in switchable_groups()]
+    start, wall = time.process_time(), time.perf_counter()
+    found = switch_off_each(bounds, version, groups, workers=1)
+    print(f"observability at {bounds} ({version.name}): {len(groups)} groups, "
+          f"{time.perf_counter() - wall:.1f} s wall ({load()})")
+    for rule in version.rules:
+        if rule.group not in found:
+            continue
+        seen = found[rule.group]
+        print(f"  {rule.number:<10} {'size ' + str(seen[0]) if seen else 'NO DIFFERENCE'}")
+    print(f"  parent CPU {time.process_time() - start:.1f} s")
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--ground", action="store_true", help="grounding figures only")
+    parser.add_argument("--count", metavar="P,O,E",
+                        help="count the generated snapshots per players, objects, effects")
+    parser.add_argument("--sizes", metavar="INVARIANT",
+                        help="per-size CPU of one built-in invariant's search")
+    parser.add_argument("--bounds", default="3,3,2",
+                        help="with --sizes and --observability: players,objects,effects")
+    parser.add_argument("--upto", type=int, default=4, help="with --sizes: the largest size")
+    parser.add_argument("--rules", default="2026-08-07", help="with --sizes: the CR version")
+    parser.add_argument("--option", action="append", default=[],
+                        help="with --sizes: an extra clingo option (repeatable)")
+    parser.add_argument("--mode", choices=MODES, default="cone",
+                        help="with --sizes: how the invariant is searched (default: cone)")
+    parser.add_argument("--all-orderings", action="store_true",
+                        help="with --sizes: every time ordering, not one representative "
+                             "per class (the baseline of issue 20 item 3)")
+    parser.add_argument("--threads", type=int, default=1, help="solver threads per task")
+    parser.add_argument("--workers", type=int, default=2, help="verify's worker processes")
+    parser.add_argument("--dask", default=None, help="verify on Dask: local or an address")
+    parser.add_argument("--skip-verify", action="store_true")
+    parser.add_argument("--skip-impact", action="store_true")
+    parser.add_argument("--proposal", action="store_true")
+    parser.add_argument("--observability", action="store_true")
+    parser.add_argument("--all-versions", action="store_true", help="verify in every version")
+    parser.add_argument("--locality", action="store_true",
+                        help="check the locality lemma (verify --check-locality) instead")
+    parser.add_argument("--orderings", action="store_true",
+                        help="check the orderings lemma (verify --check-orderings) instead")
+    parser.add_argument("--verify-bounds", default="3,3,2", help="players,objects,effects")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="CPU seconds per invariant and version (verify) or window (impact)")
+    parser.add_argument("--windows", default="1,2,3", help="which windows (1,2,3)")
+    args = parser.parse_args()
+    if args.ground:
+        ground_figures()
+        return 0
+    if args.count:
+        count_figures(Bounds(*map(int, args.count.split(","))))
+        return 0
+    if args.sizes:
+        size_figures(args.sizes, Bounds(*map(int, args.bounds.split(","))), args.upto,
+                     args.option, args.rules, args.threads, args.mode, not args.all_orderings)
+        return 0
+    if args.proposal:
+        return 0 if proposal_figures() else 1
+    if args.observability:
+        bounds = impact_defaults() if args.bounds == "3,3,2" else Bounds(
+            *map(int, args.bounds.split(",")))
+        return 0 if observability_figures(bounds) else 1
+    ok = True
+    if not args.skip_verify:
+        ok &= verify_figures(args, Bounds(2, 2, 1) if args.quick else Bounds(
+            *map(int, args.verify_bounds.split(","))))
+    if not args.skip_impact:
+        ok &= impact_figures(args, Bounds(2, 2, 1) if args.quick else impact_defaults())
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

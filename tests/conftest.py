@@ -7,7 +7,8 @@ import pytest
 
 # Dask: one local cluster at a time, so two clusters never compete for the workers' cores.
 # (test_readme.py runs apart, after the parallel run: tasks.py.)
-GROUPS = {"test_dask.py": "dask"}
+# A service's tests share the module's one server: they stay on one worker.
+GROUPS = {"test_dask.py": "dask", "test_serve.py": "serve", "test_serve_browser.py": "workbench"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups

@@ -70,7 +70,8 @@ def load(path: Path) -> Mutant:
     assert data["family"] in FAMILIES, f"{path.name}: family {data['family']!r}"
     assert (data.get("proposal") is None) != (data.get("file") is None), \
         f"{path.name}: either file + replace + with, or proposal"
-    return Mutant(path.stem, data["family"], data["intent"], data.get("witness", {}), data["bounds"],
+    return Mutant(path.stem, data["family"], data["intent"], data.get("witness", {}),
+                  data["bounds"],
                   data["invariant"], data.get("rules", "2026-08-07"), data.get("file"),
                   data.get("replace"), data.get("with"), data.get("proposal"),
                   data.get("note", ""))

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mtgcontrol.forge",),
     ("mtgcontrol.coverage", "mtgcontrol.rulediff", "mtgcontrol.release",
      "mtgcontrol.scenarios", "mtgcontrol.pytest_plugin"),
+    ("mtgcontrol.serve",),
     ("mtgcontrol.cli", "mtgcontrol"),
 )
 

@@ -291,3 +291,28 @@ def test_the_readme_multi_machine_flow_on_one_machine(tmp_path: Path) -> None:
                 proc.wait()
         for log in logs:
             log.close()
+
+
+def test_verify_on_dask_gives_the_verdicts_of_local_workers() -> None:
+    """`verify --dask local` proves the same parts of the space on a local Dask cluster:
+    the same verdicts and counterexamples as local worker processes (2020-11-20 has
+    counterexamples of size 1: the may-cast copy of a card without an owner)."""
+    import io
+    from contextlib import redirect_stdout
+
+    def verdicts(*where: str) -> list[dict[str, object]]:
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = main(["verify", "--rules", "2020-11-20", "--players", "2", "--objects", "2",
+                         "--effects", "1", "--quiet", "--format", "json", *where])
+        assert code == 1
+        found = json.loads(out.getvalue())["verdicts"]
+        for v in found:
+            assert v["cpu_seconds"] > 0
+            for key in ("cpu_seconds", "wall_seconds", "per_size"):
+                v.pop(key)
+        return found
+
+    local = verdicts("--workers", "2")
+    assert [v["verdict"] for v in local].count("fails") == 3
+    assert verdicts("--dask", "local", "--workers", "2") == local

@@ -233,6 +233,14 @@ def _losses(exp: Explained, oid: str) -> dict[str, list[tuple[str, list[str]]]]:
      "$.effects[1]"),
     ("layer2/215-undecided-candidate-does-not-block.yaml", None, "bear", "e3", "player_unknown",
      "$.objects[2]"),
+    ("phasing/012-exchange-half-phased-out-nothing-happens.yaml", None, "elk", "x1",
+     "exchange_phased_out", "$.objects[1].phasing"),
+    ("phasing/013-exchange-aura-phased-out-with-its-creature.yaml", None, "relic", "x1",
+     "exchange_phased_out", "$.objects[1].attached_to"),
+    ("phasing/018-phased-out-token-ceases-2012-2017.yaml", "2012-10-01", "tok", "e2",
+     "token_ceased", "$.objects[0].phasing"),
+    ("durations/006-your-next-turn-spell-stolen-on-the-stack.yaml", None, "bear", "e1", "ended",
+     "$.turns"),
 ])
 def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: str, code: str,
                                path: str) -> None:
@@ -244,6 +252,33 @@ def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: 
         (loss,) = [x for c in exp.derivation(oid, "controller").candidates if c.effect == effect
                    for x in c.losses if x.code == code]
         assert loss.text != code and "{" not in loss.text, loss.text
+
+
+@pytest.mark.parametrize("rel,version,oid,fact,rule,path", [
+    ("phasing/011-aura-phased-out-directly-grants-nothing.yaml", None, "elk-gift", "may_activate",
+     "702.26", "$.objects[1].phasing"),
+    ("phasing/009-phased-out-permanent-nobody-activates.yaml", "2012-10-01", "bear-slash",
+     "may_activate", "702.24", "$.objects[0].abilities[1].granted_by"),
+    ("durations/006-your-next-turn-spell-stolen-on-the-stack.yaml", None, "bear", "controller",
+     "109.5", "$.effects[1].duration"),
+    ("leaving/103-card-enters-under-departed-player.yaml", "2012-10-01", "c", "controller",
+     "800.4b", "$.players[1].left_at"),
+    ("layer2/331-loop-confiscate-on-first-effects-source.yaml", None, "s2", "controller", "613.8",
+     "$.effects[2]"),
+])
+def test_fidelity_four_reasons(rel: str, version: str | None, oid: str, fact: str, rule: str,
+                               path: str) -> None:
+    """Phasing, "your" next turn, 2012's 800.4b and a loop with an outside effect: the
+    reason is cited under the version's number, rests on its snapshot fact and reads
+    in every language."""
+    for lang in ("en", "fr", "it"):
+        exp = explain(_scenario(rel, version), lang=lang)
+        d = exp.derivation(oid, fact)
+        reasons = [r for r in d.because if r.rule == rule]
+        assert reasons, (lang, d.rules())
+        assert any(path in [f.path for f in r.facts] for r in reasons), \
+            (lang, [[f.path for f in r.facts] for r in reasons])
+        assert all("{" not in r.text and r.text for r in reasons), [r.text for r in reasons]
 
 
 def test_undecided_earlier_effect_loses_to_later() -> None:

@@ -120,7 +120,14 @@ def test_shared_puzzles_import_or_are_refused_with_a_reason(cards: CardData) -> 
             continue
         counts = {k: rec.counts[k] for k in ("objects", "owner_claims", "controller_claims",
                                              "withheld")}
-        assert counts == expected(path, names), path.name
+        want = expected(path, names)
+        # a step that picks cards to move into or out of a graveyard or exile at load
+        # leaves out every card it may have moved: none of them on the battlefield
+        picked = [oid for oid, code in rec.left_out if code == "setup-choice-unknown"]
+        assert all(".battlefield." not in oid and oid.startswith("p") for oid in picked)
+        want.update(objects=want["objects"] - len(picked),
+                    owner_claims=want["owner_claims"] - len(picked))
+        assert counts == want, path.name
         assert len(doc["claims"]) == counts["owner_claims"] + counts["controller_claims"]
         docs.append((doc, rec))
     refused = [n for n, (d, r) in results.items() if r.status == "refused"]
@@ -193,6 +200,28 @@ SCRIPTS = {
     "treason": "Name:Test Treason\nTypes:Sorcery\n"
                "A:SP$ GainControl | ValidTgts$ Creature | LoseControl$ EOT | SubAbility$ DBU\n"
                "SVar:DBU:DB$ Untap | Defined$ Targeted\n",
+    # Brain Maggot's shape: target opponent reveals, you choose a card to exile from it
+    "maggot": "Name:Test Maggot\nTypes:Enchantment Creature Insect\n"
+              "SVar:TrigReveal:DB$ RevealHand | Defined$ Targeted | ValidTgts$ Opponent | "
+              "SubAbility$ ExileCard\n"
+              "SVar:ExileCard:DB$ ChangeZone | Origin$ Hand | Destination$ Exile | "
+              "DefinedPlayer$ Targeted | Chooser$ You | ChangeType$ Card.nonLand | ChangeNum$ 1 "
+              "| Duration$ UntilHostLeavesPlay | SubAbility$ DBEffect\n"
+              "SVar:DBEffect:DB$ Effect | RememberObjects$ Remembered | Duration$ Permanent\n"
+              "SVar:TrigBanish:DB$ ChangeZone | Origin$ Graveyard | Destination$ Exile | "
+              "ValidTgts$ Card\n"
+              "SVar:TrigReturn:DB$ ChangeZone | Origin$ Exile | Destination$ Hand | "
+              "ValidTgts$ Card\n"
+              "SVar:TrigMill:DB$ Mill | NumCards$ 2 | Defined$ You\n"
+              "SVar:TrigPurge:DB$ ChangeZoneAll | ChangeType$ Card.OppOwn | Origin$ Graveyard | "
+              "Destination$ Exile\n"
+              "SVar:TrigDraw:DB$ Draw | NumCards$ 1 | Defined$ You\n"
+              "SVar:TrigEffect:DB$ Effect | StaticAbilities$ STPump\n"
+              "SVar:STPump:Mode$ Continuous | Affected$ Creature.YouCtrl | AddPower$ 1\n",
+    # an adventurer: the spell of its second face, cast by that face's name
+    "giant": "Name:Test Giant\nTypes:Creature Giant\nAlternateMode:Adventure\n"
+             "A:SP$ PermanentCreature\nALTERNATE\nName:Test Stomp\nTypes:Instant Adventure\n"
+             "A:SP$ DealDamage | ValidTgts$ Any | NumDmg$ 2\n",
 }
 TOKEN = "Name:Test Golem Token\nTypes:Artifact Creature Golem\nPT:3/3\n"
 
@@ -442,3 +471,175 @@ def test_cardsfolder_zip_reads_like_the_folder(tmp_path: Path, res: CardData) ->
     assert run(tmp_path, text, CardData(root)) == run(tmp_path, text, res)
     with pytest.raises(FileNotFoundError):
         CardData(tmp_path / "nothing")
+
+
+# --- graveyard and exile are public zones (400.2; Forge's ZoneType holds no hidden
+# information there): a setup step moving cards into or out of them is imported ----------
+
+def test_a_card_picked_from_a_hand_into_exile_is_left_out_not_ignored(
+        tmp_path: Path, res: CardData) -> None:
+    text = PUZZLE + ("humanbattlefield=Test Maggot|ExecuteScript:TrigReveal->AI\n"
+                     "humanhand=Test Bolt\naihand=Test Bear;Test Bolt\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.status == "partial"  # which card the chooser exiled, the file does not say
+    assert rec.left_out == [["p1.hand.1", "setup-choice-unknown"],
+                            ["p1.hand.2", "setup-choice-unknown"]]
+    assert {o["id"] for o in doc["objects"]} == {"p0.battlefield.1", "p0.hand.1"}
+    assert {c["object"] for c in doc["claims"]} == {"p0.battlefield.1", "p0.hand.1"}
+    assert contradicted([doc]) == {"f.pzl": set()}
+
+
+def test_a_listed_card_moved_into_exile_is_moved(tmp_path: Path, res: CardData) -> None:
+    text = PUZZLE + ("humanbattlefield=Test Maggot|ExecuteScript:TrigBanish->7\n"
+                     "aigraveyard=Test Bear|Id:7;Test Bolt\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.status == "imported" and "setup-move:id7:graveyard>exile" in rec.notes
+    objs = {o["id"]: o for o in doc["objects"]}
+    assert objs["id7"]["zone"] == "exile" and objs["p1.graveyard.2"]["zone"] == "graveyard"
+    text = PUZZLE + "humanbattlefield=Test Maggot|ExecuteScript:TrigBanish->7\n" \
+                    "aihand=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)  # not in the zone the ability moves from
+    assert doc is None and rec.reason.startswith("setup-targets-unresolved")
+
+
+def test_moves_whose_order_or_object_is_unknown(tmp_path: Path, res: CardData) -> None:
+    # two ExecuteScripts (run in an unspecified order) move one card twice
+    text = PUZZLE + ("humanbattlefield=Test Maggot|ExecuteScript:TrigBanish->7;"
+                     "Test Maggot|ExecuteScript:TrigReturn->7\naigraveyard=Test Bear|Id:7\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.left_out == [["id7", "order-unknown"]] and rec.status == "partial"
+    # a card returned from the battlefield to a hand at load, then a pick from that hand
+    text = PUZZLE + ("humanbattlefield=Test Thief|Id:1\naibattlefield=Test Bear|Id:7\n"
+                     "humanprecast=1:CustomScript:DB$ ChangeZone | Origin$ Battlefield | "
+                     "Destination$ Hand | ValidTgts$ Creature->7;"
+                     "1:CustomScript:DB$ ChangeZone | Origin$ Hand | Destination$ Exile | "
+                     "ChangeType$ Card | Hidden$ True\n")
+    doc, rec = run(tmp_path, text, res)
+    assert doc is None and rec.reason.startswith("setup-choice-unresolved")
+
+
+def test_a_mill_leaves_out_its_players_library_a_draw_is_hidden(tmp_path: Path,
+                                                                 res: CardData) -> None:
+    text = PUZZLE + ("aibattlefield=Test Maggot|ExecuteScript:TrigMill\n"
+                     "humanlibrary=Test Bear\nailibrary=Test Bear;Test Bolt;Test Bear\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.status == "partial"
+    assert [o for o, _ in rec.left_out] == ["p1.library.1", "p1.library.2", "p1.library.3"]
+    purge = PUZZLE + ("aibattlefield=Test Maggot|ExecuteScript:TrigPurge\n"
+                      "humangraveyard=Test Bear\naigraveyard=Test Bolt\n")
+    doc, rec = run(tmp_path, purge, res)  # every player's graveyard: Card.OppOwn is not read
+    assert [o for o, _ in rec.left_out] == ["p0.graveyard.1", "p1.graveyard.1"]
+    text = text.replace("TrigMill", "TrigDraw")
+    doc, rec = run(tmp_path, text, res)  # library to hand: hidden zones only
+    assert rec.status == "imported" and "ignored-zone-move:Draw" in rec.notes
+    assert len(doc["objects"]) == 5
+
+
+@needs_shared
+def test_shared_gonti_exiles_from_a_library_so_the_file_is_partial(cards: CardData) -> None:
+    doc, rec = import_file(SHARED / "puzzles" / "PS_XLN0a.pzl", cards)
+    # Gonti, Lord of Luxury (TrigDig->AI) exiles one of the AI's top four cards face down
+    assert rec.status == "partial"
+    assert rec.left_out == [["p1.library.1", "setup-choice-unknown"]]
+    assert "forge-effect-card:id7 ExecuteScript:TrigDig" in rec.notes
+
+
+# --- a spell put on the stack by name has its card's types ----------------------------
+
+def test_a_spell_put_on_the_stack_by_name_has_its_types(tmp_path: Path, res: CardData) -> None:
+    text = PUZZLE + "aiputonstack=Test Bolt;Test Stomp;Test Giant\n"
+    doc, rec = run(tmp_path, text, res)
+    types = {o["id"]: o["types"] for o in doc["objects"]}
+    assert types == {"p1.putonstack.1": ["instant"], "p1.putonstack.2": ["instant", "adventure"],
+                     "p1.putonstack.3": ["creature", "giant"]}
+    assert run(tmp_path, PUZZLE + "aiputonstack=Test Bolts\n", res)[1].reason.startswith(
+        "card-unknown")
+
+
+# --- one rule for Forge's Effect cards, listed or made at load -------------------------
+
+def test_forge_effect_cards_listed_or_made_at_load_are_one_rule(tmp_path: Path,
+                                                                 res: CardData) -> None:
+    listed = PUZZLE + ("humanbattlefield=Test Bear\n"
+                       "humancommand=t:Effect,P:0,T:0,Cost:no cost,Types:Effect,Image:x\n")
+    made = PUZZLE + "humanbattlefield=Test Bear;Test Maggot|ExecuteScript:TrigEffect\n"
+    a, ra = run(tmp_path, listed, res, "a.pzl")
+    b, rb = run(tmp_path, made, res, "b.pzl")
+    assert ra.status == rb.status == "imported" and ra.left_out == rb.left_out == []
+    assert "forge-effect-card:p0.command.1" in ra.notes
+    assert "forge-effect-card:p0.battlefield.2 ExecuteScript:TrigEffect" in rb.notes
+    assert [o["id"] for o in a["objects"]] == ["p0.battlefield.1"]
+    assert a["effects"] == b["effects"] == []
+    emblem = PUZZLE + "humancommand=t:Emblem,P:0,T:0,Cost:no cost,Types:Emblem,Image:x\n"
+    assert run(tmp_path, emblem, res)[1].left_out == [["p0.command.1",
+                                                     "command-zone-object-unsupported"]]
+
+
+# --- the page counts partial files apart -----------------------------------------------
+
+def test_page_counts_imported_partial_and_refused_apart(tmp_path: Path, res: CardData,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    files = {"a.pzl": PUZZLE + "humanbattlefield=Test Bear\n",
+             "b.pzl": PUZZLE + "humanbattlefield=Test Bear|PhasedOut\n",
+             "c.pzl": PUZZLE + "humanbattlefield=Test Bearr\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    page = tmp_path / "p.html"
+    code = main(["import", "forge", *(str(tmp_path / n) for n in files), "--forge-res",
+                 str(res.res), "-o", str(tmp_path / "o.jsonl"), "--html", str(page)])
+    assert code == 1
+    assert "3 file(s): 1 imported, 1 partial, 1 refused" in capsys.readouterr().err
+    stats = dict(re.findall(r"<tr><td>([a-z ]+)</td><td>(\d+)</td></tr>", page.read_text()))
+    assert {k: stats[k] for k in ("files", "imported", "partial", "refused")} == {
+        "files": "3", "imported": "1", "partial": "1", "refused": "1"}
+
+
+# --- an owner other than the holder: the entry is marked as assumed ---------------------
+
+def test_an_entry_under_a_holder_who_is_not_the_owner_is_marked_assumed(
+        tmp_path: Path, res: CardData, capsys: pytest.CaptureFixture) -> None:
+    dump = ("turn=4\nactiveplayer=p0\np0life=20\np1life=20\n"
+            "p0battlefield=Test Bear|Set:X|Owner:P1;Test Bear|Set:X\n")
+    doc, rec = run(tmp_path, dump, res, "state.txt")
+    entered = [o["entered"] for o in doc["objects"]]
+    assert entered == [{"at": 1, "under": "p0", "assumed": True}, {"at": 2, "under": "p0"}]
+    ruling = next(iter(adjudicate_many([(doc, "state.txt")])))
+    assert isinstance(ruling, Ruling)
+    vias = {b.via for b in ruling.objects["p0.battlefield.1"].because if b.fact == "controller"}
+    assert vias == {"assumed to have entered the battlefield at 1 under p0: the snapshot "
+                    "records only that it is there under p0, not how it came"}
+    snap = tmp_path / "s.json"
+    snap.write_text(json.dumps(doc))
+    assert main(["explain", str(snap), "p0.battlefield.1"]) == 0
+    out = capsys.readouterr().out
+    assert "[110.2] assumed to have entered the battlefield at 1 under p0" in out
+    assert "entered the battlefield at 1 under p0\n" not in out
+    puzzle = PUZZLE + "humanbattlefield=Test Bear|Owner:AI\n"
+    doc, rec = run(tmp_path, puzzle, res)
+    assert doc["objects"][0]["entered"]["assumed"] is True
+    assert "control-cause-not-recorded:p0.battlefield.1" in rec.notes
+
+
+# --- a face-down card has no script to run (CardUtil.getFaceDownCharacteristic) --------
+
+def test_a_face_down_cards_setup_script_is_not_run(tmp_path: Path, res: CardData) -> None:
+    for modifier in ("FaceDown", "FaceDown:Manifested"):
+        text = PUZZLE + (f"humanbattlefield=Test Thief|{modifier}|ExecuteScript:TrigSteal->7\n"
+                         "aibattlefield=Test Bear|Id:7\n")
+        doc, rec = run(tmp_path, text, res)
+        assert rec.status == "imported" and doc["effects"] == [] and rec.superseded == []
+        assert "face-down-no-script:p0.battlefield.1 ExecuteScript:TrigSteal" in rec.notes
+        assert {"object": "id7", "controller": "p1"} in doc["claims"]
+    text = PUZZLE + ("humanbattlefield=Test Thief|Id:3|FaceDown\nhumanprecast=3:TrigSteal->7\n"
+                     "aibattlefield=Test Bear|Id:7\n")
+    doc, rec = run(tmp_path, text, res)
+    assert doc["effects"] == [] and "face-down-no-script:p0precast:3:TrigSteal->7" in rec.notes
+    # a CustomScript is the file's own text: Forge runs it from the face-down card
+    text = PUZZLE + ("humanbattlefield=Test Thief|Id:3|FaceDown\nhumanprecast=3:CustomScript:"
+                     "DB$ GainControl | ValidTgts$ Creature->7\naibattlefield=Test Bear|Id:7\n")
+    doc, rec = run(tmp_path, text, res)
+    assert rec.superseded == [["id7", "e1"]] and contradicted([doc]) == {"f.pzl": {"id7"}}
+    text = PUZZLE + "humanexile=Test Thief|Foretold|ExecuteScript:TrigSteal->7\n" \
+                    "aibattlefield=Test Bear|Id:7\n"
+    doc, rec = run(tmp_path, text, res)  # a foretold card is face down in exile too
+    assert doc["objects"][0]["face_down"] is True and doc["effects"] == []

@@ -69,4 +69,4 @@ def test_one_judging_control() -> None:
     search programs of research (which judge no snapshot)."""
     found = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
                    if "clingo.Control(" in p.read_text(encoding="utf-8"))
-    assert found == ["engine/engine.py", "research/gen.py", "research/search.py"]
+    assert found == ["engine/engine.py", "research/gen.py", "research/solver.py"]

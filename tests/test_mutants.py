@@ -12,7 +12,7 @@ from mutant_set import FAMILIES, Mutant, applied, load_all, mutated_text
 
 from mtgcontrol import catalog
 from mtgcontrol.engine.api import engine_for
-from mtgcontrol.research.search import builtin_invariants, reproduce
+from mtgcontrol.research.proofs import builtin_invariants, reproduce
 
 MUTANTS = load_all()
 INVARIANTS = {i.name: i for i in builtin_invariants()}

@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 import random
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +189,47 @@ def test_one_corpus_reader_for_impact_check_and_batch(tmp_path: Path,
     code, text = run_cli("impact", "--from", "2017-04-28", "--to", "2020-11-20", str(corpus))
     assert code == 1 and "3 line(s) could not be judged" in text
     assert "\\x1b[2J\\nforged line" in text and "\nforged line" not in text
+
+
+# ---------------------------------------------------------------------------------
+# Proposals: every group can be switched off, or the proposal is refused
+
+
+PHASED = {"players": ["alice", "bob", "carol"], "active_player": "alice", "now": 25,
+          "objects": [{"id": "bear", "kind": "card", "zone": "battlefield",
+                       "types": ["creature"], "start": {"zone": "library", "player": "bob"},
+                       "entered": {"at": 2, "under": "bob"}, "phasing": [{"out_at": 14}]}],
+          "effects": [{"id": "e1", "kind": "control", "origin": "resolution",
+                       "source": "bear", "player": "alice", "objects": ["bear"],
+                       "timestamp": 12},
+                      {"id": "e2", "kind": "control", "origin": "resolution",
+                       "source": "bear", "player": "carol", "objects": ["bear"],
+                       "timestamp": 16}]}
+
+
+def test_every_group_of_the_catalog_can_be_switched_off_or_is_refused(tmp_path: Path) -> None:
+    from mtgcontrol.engine.proposals import UNSWITCHABLE, switchable_groups, unswitchable
+
+    groups = {r.group for v in catalog.versions() for r in v.rules}
+    assert groups - switchable_groups() == set(UNSWITCHABLE) == {"613.7"}
+    # Phasing (702.26) and layer 2 itself (613.1b) were cited but read by no rule.
+    assert adjudicate(PHASED).objects["bear"].controller is None  # phased out
+    assert adjudicate(PHASED, changes=['off("702.26").']).objects["bear"].controller == "carol"
+    assert adjudicate(PHASED, changes=['off_number("613.1b").', 'off("702.26").']
+                      ).objects["bear"].controller == "bob"
+    assert not unswitchable('off("613.1b"). off("702.26"). off_number("702.25").',
+                            catalog.versions())
+    # A proposal that cannot do what it says is refused, naming the file and the group.
+    for text, said in (('off("613.7").', "613.7 cannot: timestamp order"),
+                       ('off("613.99z").', 'off("613.99z"): a rule group of the catalog'),
+                       ('off_number("999.1").', 'off_number("999.1"): a rule number'),
+                       ('off("111.2"', "a valid ASP program (line ")):
+        path = tmp_path / "p.lp"
+        path.write_text(text, encoding="utf-8")
+        doc = tmp_path / "s.json"
+        doc.write_text(json.dumps(PHASED), encoding="utf-8")
+        err = io.StringIO()
+        with redirect_stderr(err):
+            assert main(["adjudicate", str(doc), "--change", str(path)]) == 2
+        assert f"mtgcontrol: {path}: --change: expected " in err.getvalue()
+        assert said in err.getvalue()

@@ -21,11 +21,12 @@ from mtgcontrol import catalog, research
 from mtgcontrol.cli import main
 from mtgcontrol.engine.causes import minimal_causes
 from mtgcontrol.research import Bounds, impact_exhaustive
+from mtgcontrol.research.differences import impact_search
 from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
-from mtgcontrol.research.search import (
+from mtgcontrol.research.proofs import (
     Invariant,
+    Settings,
     builtin_invariants,
-    impact_search,
     load_invariant,
     verify_one,
     verify_version,
@@ -95,17 +96,19 @@ def test_a_user_invariant_file(tmp_path: Path) -> None:
         "spell_put_on_stack_by"]
 
 
-def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
-    """Proofs split over threads find models in an order that depends on timing; the
-    counterexamples printed come from a one-thread search of their size, so the same."""
+def test_verdicts_do_not_depend_on_the_number_of_threads_or_workers() -> None:
+    """Proofs split over threads and worker processes end in an order that depends on
+    timing; the parts of the space are the same, and the counterexamples printed come
+    from a one-thread search of their size, so the same."""
     def verdicts(threads: str) -> list[dict[str, object]]:
         code, out = run_cli("verify", "--all-versions", "--players", "2", "--objects", "2",
-                            "--effects", "1", "--threads", threads, "--quiet",
-                            "--format", "json")
+                            "--effects", "1", "--threads", threads, "--workers", threads,
+                            "--quiet", "--format", "json")
         assert code == 1
         found = json.loads(out)["verdicts"]
         for v in found:
-            v.pop("seconds")
+            for key in ("cpu_seconds", "wall_seconds", "per_size"):
+                v.pop(key)
         return found
 
     one = verdicts("1")
@@ -124,8 +127,9 @@ def test_verdicts_do_not_depend_on_the_number_of_threads() -> None:
 
 
 def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path: Path) -> None:
-    """At 3 / 3 / 2 the size-4 proof takes a minute here: 2 s of search stop before (one
-    thread: a time limit in seconds of wall time costs half the CPU of two)."""
+    """At 3 / 3 / 2 the size-4 proof takes minutes of CPU: 2 s of CPU (every worker's,
+    whatever the load) stop before; the limit may be passed by what the workers were
+    grounding when it came."""
     start = time.perf_counter()
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
@@ -133,14 +137,14 @@ def test_a_time_limit_leaves_an_undecided_verdict_with_the_sizes_proved(tmp_path
     assert time.perf_counter() - start < 120
     verdict = json.loads(out)["verdicts"][0]
     assert code == 1 and verdict["holds"] is None and "counterexample" not in verdict
-    assert 0 <= verdict["proved_upto"] < 4
+    assert 0 <= verdict["proved_upto"] < 4 and verdict["cpu_seconds"] < 30
     code, out = run_cli("verify", "--players", "3", "--objects", "3", "--effects", "2",
                         "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
                         "--threads", "1", "--time-limit", "2", "--quiet")
     assert code == 1 and "one-controller (Exactly one controller for each permanent and " \
         "spell): undecided beyond size" in out and "FAILED" not in out
-    assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\)\)$",
-                     out)
+    assert re.search(r"\nundecided beyond size \d \(0 of 1 hold, 1 undecided \(time limit\); "
+                     r"[\d.]+ s CPU\)$", out)
     page = tmp_path / "verify.html"
     assert main(["verify", "--players", "3", "--objects", "3", "--effects", "2",
                  "--invariant", str(INVARIANT_DIR / "one-controller.lp"), "--time-limit", "1",
@@ -180,25 +184,71 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
                  "-"]) == 2
 
 
+SIGNALLED = {
+    # verify: the size-4 proof of one-controller at 3 / 3 / 2 takes minutes of CPU
+    "verify": (["verify", "--players", "3", "--objects", "3", "--effects", "2",
+                "--invariant", str(INVARIANT_DIR / "one-controller.lp")],
+               "searching cones with 4 object(s)"),
+    # the first tasks: their programs are being grounded in the workers
+    "grounding": (["verify", "--players", "3", "--objects", "5", "--effects", "3"],
+                  "searching cones with 1 object(s)"),
+    # impact 2017 -> 2020 at 3 / 4 / 2 runs minutes, in one worker process
+    "impact": (["impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
+                "--players", "3", "--objects", "4", "--effects", "2"],
+               "searching cones with 2 object(s)"),
+}
+
+
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_a_long_proof_at_once(signum: int, code: int) -> None:
-    """The proof of size 4 at 3 / 3 / 2 takes a minute; the signal is handled while the
-    solver runs (it waits in slices), not when the solve ends."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mtgcontrol.cli", "verify", "--players", "3", "--objects", "3",
-         "--effects", "2", "--invariant", str(INVARIANT_DIR / "one-controller.lp"),
-         "--threads", "1"],  # the proofs up to size 3: 37 s CPU on one thread, 52 on two
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("phase", sorted(SIGNALLED))
+def test_a_signal_stops_a_search_at_once(phase: str, signum: int, code: int) -> None:
+    """The searches run in worker processes; the parent, which only waits for them,
+    handles the signal at once and kills them, in any phase (grounding included)."""
+    argv, wait_for = SIGNALLED[phase]
+    process = subprocess.Popen([sys.executable, "-m", "mtgcontrol.cli", *argv],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
-    for line in process.stderr:  # progress: wait until the size-4 proof runs
-        if "searching cones with 4 object(s)" in line:
+    for line in process.stderr:  # progress: wait until the phase runs
+        if wait_for in line:
             break
     time.sleep(1)
+    children = psutil_children(process.pid)
+    assert children, "the search runs in worker processes"
     sent = time.perf_counter()
     process.send_signal(signum)
     _, err = process.communicate(timeout=240)
     assert process.returncode == code and "Traceback" not in err
-    assert time.perf_counter() - sent < 30  # the size-4 proof alone takes longer
+    assert time.perf_counter() - sent < 10  # the proofs and groundings take minutes
+    deadline = time.perf_counter() + 5  # the fork server sees its parent gone
+    while [c for c in children if _alive(c)] and time.perf_counter() < deadline:
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)], "every worker process is gone"
+
+
+def psutil_children(pid: int) -> list[int]:
+    """The process's descendants (Linux /proc)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                if ppid == parent:
+                    found.append(int(entry.name))
+                    todo.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_a_broken_invariant_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -292,7 +342,7 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     """613.7f (613.6e in 2017) decides the order: the ruling cites it, so the cause
     from citations is that group, and the counterfactual attribution (switching
     it off changes the controller) files it there too (issue 12, item 2)."""
-    from mtgcontrol.research.search import attribute
+    from mtgcontrol.research.differences import attribute
     from mtgcontrol.research.views import Sides, compare, judge_pairs
 
     v2012 = catalog.resolve("2012-10-01")
@@ -310,10 +360,13 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     sides = Sides.of(v2012, V2017)
     pairs, names = judge_pairs([doc], v2012, V2017)
     diffs = [compare(a, b, sides)[0] for a, b in pairs]
-    assert [d.cause for d in diffs[0]] == [((), ("613.6e",))]  # cited by the 2017 ruling
+    # the controller, and with it "you" and the history of control (every field of a
+    # ruling is compared)
+    assert sorted(d.key[0] for d in diffs[0]) == ["controller", "history", "you"]
+    assert {d.cause for d in diffs[0]} == {((), ("613.6e",))}  # cited by the 2017 ruling
     attribute([doc], diffs, pairs, v2012, V2017, sides)
-    (diff,) = diffs[0]
-    assert diff.key[0] == "controller" and diff.cause == ((), ("613.6e",))
+    diff = next(d for d in diffs[0] if d.key[0] == "controller")
+    assert {d.cause for d in diffs[0]} == {((), ("613.6e",))}
     assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
 
 
@@ -382,31 +435,23 @@ def test_the_locality_lemma_holds_for_every_cone_invariant_in_every_version(
     assert all(v["holds"] and v["searched"] == "locality" for v in data["verdicts"])
 
 
-def test_a_cone_that_misses_a_dependency_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
-    # An object that does not depend on the control effects on it: the cone of a
-    # permanent leaves out the effect that gives it to another player.
-    from mtgcontrol.research import search as search_module
+STOLEN = "fail(S,stolen,O) :- controller(S,O,P), owner(S,O,Q), P != Q.\n"
 
-    real = search_module.search_file
 
-    lines = ("depends(o(O),e(E)) :- g_affects(E,_,O).", "depends(o(X),e(E)) :- effect_on(E,X).")
-
-    def broken(name: str) -> str:
-        text = real(name)
-        if name == "cone.lp":
-            assert all(line in text for line in lines)
-            for line in lines:
-                text = text.replace(line, "")
-        return text
-
-    monkeypatch.setattr(search_module, "search_file", broken)
-    verdict = search_module.verify_version(Bounds(2, 1, 1), V2026, [INVARIANTS["one-controller"]],
-                                           locality=True)[0]
+def test_a_cone_that_misses_a_dependency_is_found() -> None:
+    # The planted cone "broken" of search/cone.lp: an object does not depend on the
+    # control effects on it, so the cone of a permanent leaves out the effect that
+    # gives it to another player: "controlled by its owner" fails in the snapshot and
+    # holds in the cone.  With the dependencies cone the lemma holds.
+    broken = Invariant("controlled-by-owner", "Controlled by its owner",
+                       "% locality: cone broken\n" + STOLEN)
+    assert broken.cone == "broken"
+    verdict = verify_version(Bounds(2, 1, 1), V2026, [broken], locality=True)[0]
     assert verdict.word() == "fails" and verdict.size == 2
-    # the smallest such snapshot may differ in the controller or in the default controller
-    # (a spell's control effect on the permanent it became, 611.2c)
-    assert any(re.match(r"fact (default_)?controller\(", f["what"]) and f["object"] == "o1"
-               for f in verdict.failures or ())
+    assert verdict.failures == [{"what": "failure stolen differs", "object": "o1"}]
+    sound = Invariant("controlled-by-owner", "Controlled by its owner",
+                      "% locality: cone\n" + STOLEN)
+    assert verify_version(Bounds(2, 1, 1), V2026, [sound], locality=True)[0].holds
 
 
 def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:
@@ -471,12 +516,9 @@ def test_the_orderings_lemma_holds_at_two_parts(bounds: tuple[int, int, int],
     assert verdict.mode == "orderings" and verdict.holds
 
 
-def test_an_ordering_reduction_that_forgets_a_comparison_is_found(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ordering_reduction_that_forgets_a_comparison_is_found() -> None:
     # Two effects on one object not compared: a "representative" may tie their
     # timestamps (two resolution effects at one time: a 613.7b violation).
-    from mtgcontrol.research import search as search_module
-
     lines = ("order_near(e(E),e(F)) :- effect_on(E,O), effect_on(F,O), E != F.",
              "compared(V,W) :- effect_on(E,O), effect_on(F,O), E != F, event_part(V,e(E)),\n"
              "    event_part(W,e(F)), V != W.")
@@ -484,8 +526,7 @@ def test_an_ordering_reduction_that_forgets_a_comparison_is_found(
     assert all(line in text for line in lines)
     for line in lines:
         text = text.replace(line, "")
-    monkeypatch.setattr(search_module, "generator_text", lambda: text)
-    verdict = search_module.verify_version(Bounds(2, 1, 2), V2026,
-                                           [INVARIANTS["one-controller"]], orderings=True)[0]
+    verdict = verify_version(Bounds(2, 1, 2), V2026, [INVARIANTS["one-controller"]],
+                             settings=Settings(generator=text), orderings=True)[0]
     assert verdict.word() == "fails" and verdict.size == 3
     assert any("same_timestamp" in f["what"] for f in verdict.failures or ())

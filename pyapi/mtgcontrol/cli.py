@@ -1,5 +1,5 @@
 """Command line: ``mtgcontrol adjudicate | explain | batch | check | test | rules | impact |
-verify | import forge``.
+verify | import forge | serve``.
 
 Exit codes: 0 done, 1 the rulings found problems (check, test, verify; for verify
 also an invariant left undecided by --time-limit) or some corpus lines became error
@@ -11,6 +11,7 @@ reported one line per problem, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -36,6 +37,12 @@ EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (chec
           "input or unwritable output; 3 output failed part way (disk full); 130/143 "
           "stopped by SIGINT (Ctrl-C) or SIGTERM.  "
           "Snapshot format and rulings: docs/format.md.  Rule versions: mtgcontrol rules.")
+
+
+# verify's worker processes by default: one per core, at most MAX_DEFAULT_WORKERS (each
+# holds its own groundings; BENCHMARKS.md measures the speed-up).
+MAX_DEFAULT_WORKERS = 4
+DEFAULT_WORKERS = min(MAX_DEFAULT_WORKERS, os.cpu_count() or 1)
 
 
 def positive_int(text: str) -> int:
@@ -307,9 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "also used with --change) instead of one search")
     p.add_argument("--batch-size", type=int, default=500)
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
-                   help="with --exhaustive (the search): stop after SECONDS (grounding not "
-                        "counted) and report the kinds found, saying up to which size the "
+                   help="with --exhaustive (the search): stop after SECONDS of CPU time of the "
+                        "search and report the kinds found, saying up to which size the "
                         "search was exhaustive")
+    p.add_argument("--dask", metavar="ADDRESS|local", default=None,
+                   help="with --exhaustive: search on a Dask cluster (its scheduler's address, "
+                        "or 'local'); needs `pip install mtgcontrol[dask]`")
     p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
 
     p = sub.add_parser("verify", parents=[bounds],
@@ -324,12 +334,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--invariant", metavar="FILE.lp", action="append", default=[],
                    help="an invariant file deriving fail(S,What,X) (repeatable); default: "
                         "the built-in invariants")
-    p.add_argument("--threads", type=positive_int, default=None, metavar="N",
-                   help="solver threads for the proofs (default: the cores, at most 4); "
-                        "the verdicts and counterexamples do not depend on it")
+    p.add_argument("--workers", type=positive_int, default=DEFAULT_WORKERS, metavar="N",
+                   help="worker processes proving the parts of the space in parallel "
+                        f"(default: the cores, at most {MAX_DEFAULT_WORKERS}); with --dask "
+                        "local, the local cluster's workers; the verdicts and "
+                        "counterexamples do not depend on it")
+    p.add_argument("--dask", metavar="ADDRESS|local", default=None,
+                   help="prove on a Dask cluster (its scheduler's address, or 'local': a local "
+                        "cluster of --workers processes); needs `pip install mtgcontrol[dask]`")
+    p.add_argument("--threads", type=positive_int, default=1, metavar="N",
+                   help="solver threads per part of the space (default 1); the verdicts and "
+                        "counterexamples do not depend on it")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop each invariant's search after SECONDS (grounding not "
-                        "counted): its verdict is then undecided beyond the sizes proved")
+                   help="stop each invariant's search after SECONDS of CPU time (grounding "
+                        "and solving, every worker's): its verdict is then undecided beyond "
+                        "the sizes proved; the same for each check of --check-locality and "
+                        "--check-orderings")
     p.add_argument("--check-locality", action="store_true",
                    help="check the locality lemma instead (a two-slot search): each snapshot "
                         "within the bounds has, at every object and effect, the facts and "
@@ -345,6 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .forge.command import add_parser as add_import_parser
 
     add_import_parser(sub)
+
+    from .serve.command import add_parser as add_serve_parser
+
+    add_serve_parser(sub, positive_int, positive_float)
     return parser
 
 
@@ -406,11 +430,15 @@ def error_line(problem: InputProblem) -> str:
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
+    from .engine.proposals import check_switchable
+
     try:
-        return load_changes(args.change)
+        changes = load_changes(args.change)
     except OSError as err:
         raise InputError([InputProblem(str(err.filename), "--change",
                                        f"a readable proposal file ({err.strerror})")]) from None
+    check_switchable(changes, args.change)
+    return changes
 
 
 def _items(files: Sequence[str]) -> list[tuple[Any, str]]:
@@ -651,13 +679,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve.command import cmd_serve as run
+
+    return run(args)
+
+
 # Commands whose -o is the page of --format html (adjudicate and explain write any
 # format to -o).
 HTML_ONLY_OUTPUT = ("check", "impact", "verify")
 COMMANDS = {"adjudicate": cmd_adjudicate, "facts": cmd_facts, "explain": cmd_explain,
             "batch": cmd_batch,
             "check": cmd_check, "test": cmd_test, "rules": cmd_rules, "impact": cmd_impact,
-            "verify": cmd_verify, "import": cmd_import}
+            "verify": cmd_verify, "import": cmd_import, "serve": cmd_serve}
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -71,14 +71,7 @@ class DaskRunner:
     _submitted: int = field(default=0, init=False, repr=False)
 
     def run(self, chunks: Iterable[list[Line]]) -> Iterator[list[Result]]:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError([InputProblem("mtgcontrol", "--dask", "Dask installed "
-                                           "(pip install 'mtgcontrol[dask]')")]) from None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Dask's start-up advice is not the user's business
-            self._cluster, self._client = self._connect(Client, LocalCluster)
+        self._cluster, self._client = self.start()
         try:
             window = IN_FLIGHT_PER_WORKER * max(1, len(self._client.scheduler_info()["workers"]))
             pending: deque[tuple[list[Line], Any]] = deque()
@@ -89,7 +82,19 @@ class DaskRunner:
             while pending:
                 yield self._result(*pending.popleft())
         finally:
-            _quiet_close(self._client, self._cluster)
+            quiet_close(self._client, self._cluster)
+
+    def start(self) -> tuple[Any, Any]:
+        """(the local cluster or None, a client) for ``address``; `WorkersFailed` when
+        there is no cluster to reach (research's searches start theirs here too)."""
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError([InputProblem("mtgcontrol", "--dask", "Dask installed "
+                                           "(pip install 'mtgcontrol[dask]')")]) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Dask's start-up advice is not the user's business
+            return self._connect(Client, LocalCluster)
 
     def _connect(self, client_type: Any, cluster_type: Any) -> tuple[Any, Any]:
         cluster = None
@@ -114,7 +119,7 @@ class DaskRunner:
                 raise
             return None, client
         except Exception as err:  # noqa: BLE001 - whatever stops the start is one message
-            _quiet_close(None, cluster)
+            quiet_close(None, cluster)
             message = (f"no Dask cluster at {self.address}" if self.address != "local"
                        else "could not start a local Dask cluster")
             if isinstance(err, TimeoutError) and "worker" in str(err).lower():
@@ -188,7 +193,7 @@ def _fast_local_workers() -> None:
     get_mp_context().set_forkserver_preload(["distributed", *PRELOAD])
 
 
-def _quiet_close(client: Any, cluster: Any) -> None:
+def quiet_close(client: Any, cluster: Any) -> None:
     """Close without Dask's shutdown chatter (closed comms, cancelled heartbeats)."""
     for thing in (client, cluster):
         if thing is None:

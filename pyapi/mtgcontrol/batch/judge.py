@@ -44,6 +44,12 @@ def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
 
     Never raises: whatever goes wrong with a line becomes its error record.
     """
+    return [(isinstance(r, ErrorRecord), r.to_json()) for r in judge_records(lines, settings)]
+
+
+def judge_records(lines: list[Line], settings: Settings) -> list[Ruling | ErrorRecord]:
+    """``judge_lines``'s rulings and error records, before they are written (the service
+    writes a ruling as ``adjudicate`` does).  Never raises."""
     out: list[Ruling | ErrorRecord | None] = []
     items: list[tuple[Any, str]] = []
     places: list[tuple[int, int, str | None]] = []  # output index, line number, own id
@@ -58,7 +64,7 @@ def judge_lines(lines: list[Line], settings: Settings) -> list[Result]:
     for (i, number, oid), result in zip(places, _judge(items, settings), strict=True):
         out[i] = replace(result, line=number, id=oid) if isinstance(result, ErrorRecord) \
             else result
-    return [(isinstance(r, ErrorRecord), r.to_json()) for r in out]  # type: ignore[union-attr]
+    return out  # type: ignore[return-value]
 
 
 def read_line(line: tuple[int, bytes | str], settings: Settings) -> Any:
@@ -116,13 +122,13 @@ def _judge(items: list[tuple[Any, str]], settings: Settings) -> list[Ruling | Er
                                     settings.batch_size))
     except Exception as err:  # noqa: BLE001 - a failure must cost one line, not the run
         if len(items) == 1:
-            return [_failed(items[0][1], err, settings)]
+            return [failure_record(items[0][1], err, settings)]
     # Each alone, outside the handler: the failed grounding (held by the exception's
     # traceback) is freed first, so its memory does not count against the next one.
     return [r for item in items for r in _judge([item], settings)]
 
 
-def _failed(name: str, err: Exception, settings: Settings) -> ErrorRecord:
+def failure_record(name: str, err: Exception, settings: Settings) -> ErrorRecord:
     """The error record of a snapshot whose judging raised ``err``."""
     if settings.max_memory is not None and (
             isinstance(err, MemoryError) or "bad_alloc" in str(err)):

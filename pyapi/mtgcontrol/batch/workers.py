@@ -130,6 +130,56 @@ def _serve(conn: Connection, judge: Judge, settings: Any, environ: dict[str, str
         conn.send((results, peak_bytes()))
 
 
+def context() -> ForkServerContext | SpawnContext:
+    """How workers start: forked from a fork server that preloaded the package (PRELOAD),
+    else spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        forkserver = multiprocessing.get_context("forkserver")
+        forkserver.set_forkserver_preload(PRELOAD)
+        return forkserver
+    return multiprocessing.get_context("spawn")
+
+
+def start_worker(ctx: ForkServerContext | SpawnContext, judge: Callable[[Any, Any], Any],
+                 settings: Any, ceiling: int | None) -> Worker:
+    """A worker process running ``judge(job, settings)`` on each job it is sent (batch's:
+    a `Judge`); not ready until it says so."""
+    ours, theirs = ctx.Pipe()
+    process = ctx.Process(target=_serve, args=(theirs, judge, settings, dict(os.environ),
+                                               ceiling), daemon=True, name="mtgcontrol-worker")
+    process.start()
+    theirs.close()
+    return Worker(process, ours)
+
+
+def how_it_ended(process: Any) -> str:
+    """A dead worker's end in words: the signal that killed it, or its exit code."""
+    code = process.exitcode
+    return (f"killed by {signal.Signals(-code).name}" if isinstance(code, int) and code < 0
+            else f"exit code {code}")
+
+
+def retries(lines: list[Any], attempt: int, timed_out: bool) -> list[tuple[list[Any], int]]:
+    """After a job failed: the jobs to run again, as (lines, attempt); none when its one
+    line has failed for good.  A dead worker's lines are judged again together once, then
+    one by one (each line twice); a job over the time limit is judged again line by line,
+    each with the full limit, so that only the line really too slow fails."""
+    if len(lines) > 1:
+        return [(lines, 1)] if attempt == 0 and not timed_out else \
+            [([line], 0) for line in lines]
+    return [(lines, 1)] if attempt == 0 and not timed_out else []
+
+
+def time_limit_reason(timeout: float) -> str:
+    return f"a snapshot judged within the time limit (--timeout {timeout:g} s of CPU time)"
+
+
+def death_reason(how: str, ceiling: int | None) -> str:
+    limit = "" if ceiling is None else (
+        f"; it may have reached the worker memory limit of {ceiling >> 20} MB, --max-memory")
+    return f"a snapshot the engine can judge; the worker judging it died twice ({how}{limit})"
+
+
 @dataclass
 class Pool:
     """``count`` workers running ``judge(lines, settings)``; see the module docstring."""
@@ -148,24 +198,13 @@ class Pool:
     _start_failures: int = 0
 
     def __post_init__(self) -> None:
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            forkserver = multiprocessing.get_context("forkserver")
-            forkserver.set_forkserver_preload(PRELOAD)
-            self._ctx: ForkServerContext | SpawnContext = forkserver
-        else:
-            self._ctx = multiprocessing.get_context("spawn")
+        self._ctx = context()
 
     def pids(self) -> list[int]:
         return [w.process.pid for w in self.workers]
 
     def _spawn(self) -> None:
-        ours, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs, self.judge, self.settings,
-                                                        dict(os.environ), self.ceiling),
-                                    daemon=True, name="mtgcontrol-worker")
-        process.start()
-        theirs.close()
-        self.workers.append(Worker(process, ours))
+        self.workers.append(start_worker(self._ctx, self.judge, self.settings, self.ceiling))
 
     def _retire(self, worker: Worker, kill: bool) -> None:
         self.workers.remove(worker)
@@ -267,10 +306,8 @@ class Pool:
               ) -> None:
         job = worker.job
         worker.process.join(1)  # its own exit code, before we make sure it is gone
-        code = worker.process.exitcode
+        how = how_it_ended(worker.process)
         self._retire(worker, kill=True)
-        how = (f"killed by {signal.Signals(-code).name}" if isinstance(code, int) and code < 0
-               else f"exit code {code}")
         if not worker.ready:
             self._start_failures += 1
             if self._start_failures >= START_FAILURES:
@@ -281,20 +318,16 @@ class Pool:
             return
         self.warn(f"mtgcontrol: a worker process died ({how}); its {len(job.lines)} line(s) "
                   f"from line {job.lines[0][0]} are judged again")
-        if len(job.lines) > 1 and job.attempt == 0:
-            queue.appendleft(Job(job.chunk, job.lines, attempt=1))
-        elif len(job.lines) > 1:
-            queue.extendleft(Job(job.chunk, [line]) for line in reversed(job.lines))
-        elif job.attempt == 0:
-            queue.appendleft(Job(job.chunk, job.lines, attempt=1))
-        else:
+        self._again(job, queue, partial, timed_out=False, reason=death_reason(how, self.ceiling))
+
+    def _again(self, job: Job, queue: deque[Job], partial: dict[int, dict[int, Result]],
+               timed_out: bool, reason: str) -> None:
+        """A failed job's lines judged again (``retries``), or its one line failed."""
+        again = retries(job.lines, job.attempt, timed_out)
+        queue.extendleft(Job(job.chunk, lines, attempt) for lines, attempt in reversed(again))
+        if not again:
             line = job.lines[0]
-            limit = "" if self.ceiling is None else (
-                f"; it may have reached the worker memory limit of {self.ceiling >> 20} MB, "
-                "--max-memory")
-            partial[job.chunk][line[0]] = self.failed(
-                line, f"a snapshot the engine can judge; the worker judging it died twice "
-                      f"({how}{limit})")
+            partial[job.chunk][line[0]] = self.failed(line, reason)
 
     def _timed_out(self, worker: Worker, queue: deque[Job],
                    partial: dict[int, dict[int, Result]]) -> None:
@@ -302,10 +335,4 @@ class Pool:
         assert job is not None
         self._retire(worker, kill=True)
         self._spawn()
-        if len(job.lines) > 1:
-            queue.extendleft(Job(job.chunk, [line]) for line in reversed(job.lines))
-        else:
-            line = job.lines[0]
-            partial[job.chunk][line[0]] = self.failed(
-                line, f"a snapshot judged within the time limit (--timeout {self.timeout:g} s "
-                      "of CPU time)")
+        self._again(job, queue, partial, timed_out=True, reason=time_limit_reason(self.timeout))

@@ -28,6 +28,8 @@ VIA: dict[str, tuple[str, str, str]] = {
     "brought_in": ("brought into the game by {a}", "p", "n"),
     "legal_owner": ("legal owner {a}", "p", "n"),
     "entered": ("entered the battlefield at {a} under {b}", "t", "p"),
+    "entered_assumed": ("assumed to have entered the battlefield at {a} under {b}: the snapshot "
+                        "records only that it is there under {b}, not how it came", "t", "p"),
     "created": ("created at {a} by {b}", "t", "p"),
     "stack": ("put on the stack at {a} by {b}", "t", "p"),
     "card_owner": ("the owner of its card", "n", "n"),
@@ -39,15 +41,35 @@ VIA: dict[str, tuple[str, str, str]] = {
                        "e", "n"),
     "overridden": ("effect {a} applies but is overridden by effect {b}", "e", "e"),
     "you_of_source": ("effect {a}: its source is controlled by {b}", "e", "p"),
+    "you_when_applied": ("effect {a}: its source was controlled by {b} when it was applied, "
+                         "in a dependency loop's timestamp order", "e", "p"),
+    "turn_owner": ("effect {a} lasts until {b}'s next turn or its end: \"your\" is the "
+                   "controller of its source as it began", "e", "p"),
     "source_controlled_by": ("effect {a}: who controls its source is itself set by effect {b}",
                              "e", "e"),
     "loop_first_applied": ("effect {a} was in a dependency loop whose first effect in "
                            "timestamp order, {b}, was applied first; then {a} was no longer "
                            "in a loop and waited for the effects it depends on", "e", "e"),
+    "loop_timestamp_order": ("effect {a} is in a dependency loop: the loop's effects apply in "
+                             "timestamp order, and no dependency makes it wait", "e", "n"),
+    "loop_ignores_outside": ("effect {a} is in a dependency loop, so it is applied at its place in "
+                             "timestamp order although it also depends on effect {b}, from "
+                             "outside the loop", "e", "e"),
     "fixed_at": ("effect {a} fixed its objects and player when it began at {b}", "e", "t"),
     "face_up": ("effect {a}: its source was turned face up at {b}, a new timestamp", "e", "t"),
     "exchange": ("exchange {a}", "e", "n"),
+    "began_while_phased_out": ("effect {a} began while it was phased out (since {b}): it is "
+                               "not among the objects the effect affects", "e", "t"),
+    "exchange_phased_out": ("exchange {a} did not happen: {b} was phased out as it resolved",
+                            "e", "o"),
     "phased_out": ("phased out at {a}: treated as though it does not exist", "t", "n"),
+    "phased_token_ceased": ("phased out at {a}: a phased-out token ceases to exist", "t", "n"),
+    "phased_with_ceased_token": ("phased out with {a}, a token that ceased to exist at {b}: it "
+                                 "would phase in only with that token", "o", "t"),
+    "object_phased_out": ("{a} phased out at {b}: treated as though it does not exist",
+                          "o", "t"),
+    "arrived_after_leaving": ("put onto the battlefield or the stack at {a} under {b}, who had "
+                              "already left the game: this version stops only a token", "t", "p"),
     "none": ("not on the battlefield or the stack", "n", "n"),
     "fate": ("{a} at {b}", "f", "t"),
     "choice": ("an open choice for {a}", "p", "n"),

@@ -198,6 +198,7 @@ _IN = [
     Input("brought_in_by", "Sop", "objects[].brought_in_by :p", ("108.3",)),
     Input("legal_owner", "Sop", "objects[].legal_owner :p", ("108.3b",)),
     Input("entered", "Sotp", "objects[].entered at:t under:p", ("110.2", "110.2a", "613.7d")),
+    Input("entered_assumed", "So", "objects[].entered.assumed!", ("110.2", "110.2a")),
     Input("spell_put_by", "Sop", "objects[].entered.spell_put_on_stack_by :p", ("110.2b",)),
     Input("spell_control_effect", "Soe", "objects[].entered.spell_control_effect :e",
           ("110.2b",)),

@@ -61,8 +61,9 @@ def write_page(path: str, results: list[tuple[dict[str, Any] | None, Record]]) -
     text = render("forge.html.j2", lang, title="Forge against the rules", states=states,
                   disagreements=disagreements,
                   refused=[r for _, r in results if r.status == "refused"],
-                  stats=[("files", len(results)), ("imported", len(accepted)),
-                         ("refused", len(results) - len(accepted)),
+                  stats=[("files", len(results)),
+                         *((status, sum(r.status == status for _, r in results))
+                           for status in ("imported", "partial", "refused")),
                          ("disagreements", len(disagreements)),
                          ("of them superseded placements",
                           sum(1 for d in disagreements if d["expected"]))])

@@ -23,16 +23,23 @@ SOURCE_BOUND = {"while-source-on-battlefield", "while-you-control-source"}
 STATIC_AFFECTED = {"Card.EnchantedBy", "Creature.EnchantedBy", "Permanent.EnchantedBy",
                    "Card.EquippedBy", "Creature.EquippedBy", "Card.AttachedBy"}
 STATIC_CONDITIONS = ("IsPresent", "CheckSVar", "Condition", "PlayerTurn")
-# APIs that change no owner, no controller and no zone across owners.
+# APIs that change no owner, no controller and no zone.
 NO_CONTROL = {"Pump", "PumpAll", "Animate", "AnimateAll", "PutCounter", "PutCounterAll",
-              "Cleanup", "Scry", "Surveil", "Draw", "Mill", "GainLife", "LoseLife", "Debuff",
+              "Cleanup", "Scry", "GainLife", "LoseLife", "Debuff",
               "ChooseCard", "ChooseType", "ChooseColor", "ChooseNumber", "ChoosePlayer",
               "NameCard", "Tap", "Untap", "TapAll", "UntapAll", "Reveal", "RevealHand",
-              "Discard", "Shuffle", "PeekAndReveal", "StoreSVar", "Effect", "Dig",
-              "RemoveCounter", "Regenerate", "Protection", "ProtectionAll"}
-ZONE_MOVERS = {"Dig", "Mill", "Discard", "Draw"}
+              "Shuffle", "PeekAndReveal", "StoreSVar", "RemoveCounter", "Regenerate",
+              "Protection", "ProtectionAll"}
+# APIs that move cards a player picks, or the top of a library, between zones: the
+# zones they move from, and the parameter (with its default) naming where to.
+ZONE_MOVERS: dict[str, tuple[str, dict[str, str]]] = {
+    "Dig": ("Library", {"DestinationZone": "Hand", "DestinationZone2": "Library"}),
+    "Mill": ("Library", {"Destination": "Graveyard"}), "Surveil": ("Library", {"": "Graveyard"}),
+    "Discard": ("Hand", {"": "Graveyard"}), "Draw": ("Library", {"": "Hand"})}
 MAKERS = {"Token", "CopyPermanent", "Amass", "Investigate", "Incubate"}
-HIDDEN = {"Hand", "Library", "Graveyard", "Exile"}
+# Forge's zones that hold hidden information (ZoneType: Hand, Library true;
+# Graveyard, Exile false), as 400.2 says: graveyard and exile are public.
+HIDDEN = {"Hand", "Library"}
 ATTACHMENTS = {"aura", "equipment", "fortification"}
 MOVE_TO = {"Exile": "exile", "Graveyard": "graveyard", "Hand": "hand", "Library": "library"}
 
@@ -68,6 +75,7 @@ class Action:
     value: str = ""
     params: dict[str, str] = field(default_factory=dict)
     target: tuple[str, str] | None = None  # ("object", id) or ("player", id)
+    zones: frozenset[str] = frozenset()  # a zone move's origin zones (snapshot names)
 
 
 def pid(n: int) -> str:
@@ -88,6 +96,8 @@ class Translator:
         self.touched: dict[str, list[str]] = {}
         self.sources: dict[str, str] = {}  # effect or move label -> its source object
         self.moved: dict[str, str] = {}
+        self.shifted: dict[str, list[str]] = {}  # object -> its zones, moved off the battlefield
+        self.picks: list[tuple[frozenset[str], set[str]]] = []  # (zones, players) picked from
         self.sba: set[str] = set()
         self.time = 0
 
@@ -124,6 +134,7 @@ class Translator:
             self._without_cards()
         else:
             self._steps(entries, ids)
+            self._settle_moves()
             self._statics()
             self._order()
         return self._snapshot(active)
@@ -163,14 +174,20 @@ class Translator:
         return ids
 
     def _left_out(self, entries: list[Entry], ids: dict[int, str]) -> set[str]:
+        """The entries not imported: left out, or Forge's effect cards (no object)."""
         left: dict[str, str] = {}
+        effects: set[str] = set()
         for e in entries:
             oid = ids[id(e)]
             if e.has("PhasedOut"):
                 left[oid] = "phased-out"
+            elif e.zone == "command" and e.name.startswith("t:") and \
+                    "effect" in _token_types(e.name):
+                # Forge's bookkeeping card, as one a setup step's Effect makes (§4)
+                effects.add(oid)
+                self.rec.notes.append(f"forge-effect-card:{oid}")
             elif e.zone == "command" and not e.has("IsCommander"):
-                effect = e.name.startswith("t:") and "effect" in _token_types(e.name)
-                left[oid] = "forge-effect-card" if effect else "command-zone-object-unsupported"
+                left[oid] = "command-zone-object-unsupported"
         by_id = {ids[id(e)]: e for e in entries}
         changed = True
         while changed:  # what is attached to a phased-out permanent phases out with it
@@ -182,7 +199,7 @@ class Translator:
                     changed = True
         for oid, code in left.items():
             self.rec.left_out.append([oid, code])
-        return set(left)
+        return set(left) | effects
 
     def _object(self, e: Entry, oid: str) -> None:
         named = e.get("Owner")
@@ -191,7 +208,9 @@ class Translator:
                                "zone": {"sideboard": "outside"}.get(e.zone, e.zone),
                                "note": e.name}
         types = self._types(e, oid)
-        if types and not e.has("FaceDown"):
+        # processCardsForZone turns a FaceDown or Foretold entry face down
+        face_down = e.has("FaceDown") or e.has("Foretold")
+        if types and not face_down:
             obj["types"] = types
         if e.zone == "battlefield":
             self.time += 1
@@ -200,8 +219,11 @@ class Translator:
             if e.has("Tapped"):
                 obj["tapped"] = True
             if owner != pid(e.player):
+                # the file says only whose it is and who holds it: the entry under the
+                # holder stands in for a history it does not record
+                obj["entered"]["assumed"] = True
                 self.rec.notes.append(f"control-cause-not-recorded:{oid}")
-        if e.has("FaceDown"):
+        if face_down:
             obj["face_down"] = True
         if e.token:
             obj["created"] = {"at": obj.get("entered", {}).get("at", 0), "by": owner}
@@ -282,6 +304,8 @@ class Translator:
                 raise Refused("sa-index-unsupported", f"{label}: an ability by index or keyword")
             face = self._face(oid)
             custom = name.startswith("CustomScript:")
+            if not custom and self._face_down_script(oid, label):
+                continue
             if not custom and name not in face.svars:
                 raise Refused("svar-unknown", f"{label}: the card has no SVar {name!r}")
             self.time += 1
@@ -293,7 +317,17 @@ class Translator:
         for step in (s for s in self.game.steps if s.key == "putonstack"):
             self._putonstack(step)
 
+    def _face_down_script(self, oid: str, label: str) -> bool:
+        """A face-down card has no SVars (its state is CardUtil.getFaceDownCharacteristic):
+        Forge's executeScript finds none to run, prints an error and does nothing."""
+        if self.objects[oid].get("face_down"):
+            self.rec.notes.append(f"face-down-no-script:{label}")
+            return True
+        return False
+
     def _face(self, oid: str) -> Face:
+        if self.objects[oid].get("face_down"):
+            return Face()  # the face-down state: no abilities, no SVars
         if oid not in self.script:
             raise Refused("svar-unknown", f"{oid} has no card script (a t: token) to run")
         script, alternate = self.script[oid]
@@ -333,12 +367,21 @@ class Translator:
                 raise Refused("id-unknown", f"{label}: no listed Id {m.group(1)}")
             face, rest = self._face(host), m.group(2).strip()
             activator = self._controller_of(host)
+            if rest.isdigit() and self.objects[host].get("face_down"):
+                raise Refused("sa-index-unsupported", f"{label}: an ability by index of a "
+                                                      "face-down card")
+            if rest and not rest.startswith("CustomScript:") and \
+                    self._face_down_script(host, label):
+                return
         else:
             name, _, rest = spec.partition(":")
+            name = name.replace("^", ":")  # Forge's marker for a name holding ':'
             script = self.cards.card(name) if self.cards else None
             if script is None:
                 raise Refused("card-unknown", f"{label}: no card script has Name: {name!r}")
-            face, rest = script.faces[0], rest.strip()
+            # the whole spell of the face named (an adventure, a back face), as
+            # precastSpellFromCard casts it; an SVar of the card as it is made
+            face, rest = (script.faces[0] if rest else _named_face(script, name)), rest.strip()
         target = self._target(target_text, label)
         self.time += 1
         if rest.startswith("CustomScript:"):
@@ -381,11 +424,19 @@ class Translator:
             obj = self.objects[oid]
             obj["zone"] = "stack"
         else:
-            if self.cards is not None and self.cards.card(spec) is None:
-                raise Refused("card-unknown", f"{label}: no card script has Name: {spec!r}")
+            name = spec.replace("^", ":")
+            script = self.cards.card(name) if self.cards is not None else None
+            if script is None:
+                raise Refused("card-unknown", f"{label}: no card script has Name: {name!r}")
             oid = f"{by}.putonstack.{step.index}"
             obj = {"id": oid, "kind": "card", "zone": "stack", "note": spec,
                    "start": {"zone": "library", "player": by}}
+            # the spell's characteristics: the face named, or the card in one piece
+            face = _named_face(script, name)
+            types = face.types if face.name.lower() == name.strip().lower() else \
+                script.types(False)
+            if types:
+                obj["types"] = types
             self.objects[oid] = obj
             self.owner[oid] = by
         obj["put_on_stack"] = {"at": self.time, "by": by}
@@ -417,6 +468,9 @@ class Translator:
         except Refused as err:
             raise Refused("sa-index-unsupported", f"{label}: an ability by index, and one "
                                                   f"candidate is not importable ({err})") from None
+        for action in actions:  # which candidate runs is unknown: its object may move
+            if action.kind == "shift":
+                action.kind = "pick"
         risky = [a for a in actions if a.kind in ("control", "exchange", "move")]
         if risky:
             raise Refused("sa-index-unsupported", f"{label}: an ability by index, and a "
@@ -450,14 +504,21 @@ class Translator:
         if kind == "ExchangeControl":
             return Action("exchange", kind, p)
         if kind == "ChangeZone":
-            origin = set(p.get("Origin", "").split(","))
+            origin = {z.strip() for z in p.get("Origin", "").split(",") if z.strip()}
             dest = p.get("Destination", "")
             if origin == {"Battlefield"} and dest in MOVE_TO:
                 return Action("move", MOVE_TO[dest], p)
-            if origin and origin <= HIDDEN and dest in HIDDEN:
-                return Action("note", "ignored-zone-move:ChangeZone")
-            raise Refused("setup-api-unsupported:ChangeZone",
-                          f"{label}: ChangeZone from {p.get('Origin')!r} to {dest!r}")
+            # Defined$ ChosenCard, ChangeType$ (a search) or Hidden$: a player picks
+            chosen = "ChangeType" in p or "Hidden" in p or p.get("Defined", "Targeted") not in (
+                "Targeted", "ParentTarget", "Self")
+            return self._zone_action(kind, origin, {dest}, p, chosen, label)
+        if kind == "ChangeZoneAll" and "Battlefield" not in p.get("Origin", ""):
+            origin = {z.strip() for z in p.get("Origin", "").split(",") if z.strip()}
+            return self._zone_action(kind, origin, {p.get("Destination", "")}, p, True, label)
+        if kind in ZONE_MOVERS:
+            source, to = ZONE_MOVERS[kind]
+            dests = {p.get(key) or default for key, default in to.items()}
+            return self._zone_action(kind, {p.get("SourceZone", source)}, dests, p, True, label)
         if kind in MAKERS or (kind == "Effect" and p.get("Name", "").startswith("Emblem")):
             return Action("creates", kind)
         if kind == "Effect":
@@ -465,17 +526,30 @@ class Translator:
                 if "GainControl$" in face.svars.get(name.strip(), ""):
                     raise Refused("setup-api-unsupported:Effect",
                                   f"{label}: an effect with a control static")
+            # Forge's bookkeeping card in the command zone, as when one is listed (§4)
+            return Action("note", f"forge-effect-card:{label}")
         if kind in ("Pump", "PutCounter") and (
                 p.get("NumDef", "").startswith("-") or p.get("CounterType") == "M1M1"):
             return Action("sba", kind, p)
-        if kind in ("Dig", "Mill", "Discard") and "Battlefield" in (
-                p.get("DestinationZone", "") + p.get("DestinationZone2", "")):
-            raise Refused(f"setup-api-unsupported:{kind}", f"{label}: onto the battlefield")
-        if kind in ZONE_MOVERS:
-            return Action("note", f"ignored-zone-move:{kind}")
         if kind in NO_CONTROL:
             return Action("note", f"ignored-no-control:{kind}")
         raise Refused(f"setup-api-unsupported:{kind}", f"{label}: API {kind} is not read")
+
+    def _zone_action(self, kind: str, origin: set[str], dests: set[str], p: dict[str, str],
+                     chosen: bool, label: str) -> Action:
+        """A move between zones off the battlefield: nothing to import between hidden
+        zones (hand, library); into or out of a public one (graveyard, exile), the
+        object moves (``shift``) or, picked at load, may have moved (``pick``)."""
+        zones = origin | dests
+        if "Battlefield" in dests:
+            raise Refused(f"setup-api-unsupported:{kind}", f"{label}: onto the battlefield")
+        if zones and zones <= HIDDEN:
+            return Action("note", f"ignored-zone-move:{kind}")
+        if not origin or not zones <= set(MOVE_TO):
+            raise Refused(f"setup-api-unsupported:{kind}", f"{label}: {kind} from "
+                                                           f"{sorted(origin)} to {sorted(dests)}")
+        return Action("pick" if chosen else "shift", ",".join(sorted(MOVE_TO[d] for d in dests)),
+                      p, zones=frozenset(MOVE_TO[z] for z in origin))
 
     def _apply(self, actions: list[Action], host: str, activator: str, label: str,
                phantom: bool) -> None:
@@ -491,6 +565,11 @@ class Translator:
                     self.sba.add(target)
             elif action.kind == "move":
                 self._move(self._defined(action, host, label), action.value, host)
+            elif action.kind == "shift" and (oid := self._defined(action, host, label,
+                                                                  required=False)):
+                self._shift(oid, action, label)
+            elif action.kind in ("shift", "pick"):
+                self.picks.append((action.zones, self._players(action, activator)))
             else:
                 self._control(action, host, activator, label, phantom)
 
@@ -507,6 +586,47 @@ class Translator:
             return None
         raise Refused("setup-targets-unresolved", f"{label}: the ability's object "
                                                   f"(Defined$ {defined}) is no listed object")
+
+    def _players(self, action: Action, activator: str) -> set[str]:
+        """Whose zones a pick looks in: the targeted player, the activating player for
+        ``You``, else every player."""
+        if action.target and action.target[0] == "player":
+            return {action.target[1]}
+        if (action.params.get("DefinedPlayer") or action.params.get("Defined")) == "You":
+            return {activator}
+        return {pid(n) for n in self.game.players}
+
+    def _shift(self, oid: str, action: Action, label: str) -> None:
+        """The one listed object a move off the battlefield acts on goes to its zone."""
+        obj = self.objects[oid]
+        if obj["zone"] not in action.zones:
+            raise Refused("setup-targets-unresolved", f"{label}: {oid} is in the {obj['zone']}, "
+                                                      f"not in {sorted(action.zones)}")
+        self.shifted.setdefault(oid, [obj["zone"]]).append(action.value)
+        obj["zone"] = action.value
+
+    def _settle_moves(self) -> None:
+        """Leave out every object a pick at load may have moved (its zones at any step
+        against the pick's zones and players: ExecuteScript's order is unspecified), and
+        every object moved twice off the battlefield."""
+        gone: dict[str, str] = {}
+        for oid, obj in self.objects.items():
+            was = set(self.shifted.get(oid, [obj["zone"]]))
+            if any(was & picked and self.owner[oid] in players
+                   for picked, players in self.picks):
+                gone[oid] = "setup-choice-unknown"
+            elif len(self.shifted.get(oid, ())) > 2:
+                gone[oid] = "order-unknown"
+        for oid in sorted(gone):
+            if {"entered", "put_on_stack"} & set(self.objects[oid]):
+                raise Refused("setup-choice-unresolved", f"{oid} is or was on the battlefield "
+                                                         "or the stack, and a pick at load may "
+                                                         "have moved it")
+            del self.objects[oid]
+            self.rec.left_out.append([oid, gone[oid]])
+        for oid, zones in self.shifted.items():
+            if oid not in gone:
+                self.rec.notes.append(f"setup-move:{oid}:{'>'.join(zones)}")
 
     def _move(self, oid: str | None, zone: str, host: str) -> None:
         assert oid is not None
@@ -675,6 +795,13 @@ def _undefine(svar: str, target: str | None) -> str:
     """As Forge's ``executeScript``: with a ``->T`` target, an SVar's own ``Defined$`` is
     turned off so that the ability acts on the target instead."""
     return svar.replace("| Defined$", "| Undefined$") if target is not None else svar
+
+
+def _named_face(script: CardScript, name: str) -> Face:
+    """The face of a card named ``name`` (Forge precasts an alternate face by its name),
+    else its main face."""
+    return next((f for f in script.faces if f.name.lower() == name.strip().lower()),
+                script.faces[0])
 
 
 def _split_target(text: str) -> tuple[str, str | None]:

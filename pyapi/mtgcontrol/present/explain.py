@@ -402,8 +402,8 @@ LOSS_ARGS = {"later": "en", "dependency": "ee", "ended": "tn", "duration_over": 
              "source_exiled": "ot", "face_down": "on", "not_attached": "on",
              "player_left": "pt", "never_began": "tn", "not_begun": "tn", "object_gone": "ft",
              "loop_order": "en", "loop_tie": "en", "player_unknown": "ot",
-             "source_undecided": "ot", "phased_out": "ot",
-             "loop_agreed": "pn"}
+             "source_undecided": "ot", "phased_out": "ot", "exchange_phased_out": "ot",
+             "token_ceased": "tn", "loop_agreed": "pn"}
 
 
 def _lookup(doc: Any, path: str) -> Any:

@@ -426,8 +426,9 @@ def research_summary(kind: str, data: dict[str, Any], lang: Lang) -> str:
     if data.get("bounds"):
         stats.append((lang.label("bounds"), ", ".join(f"{k} {v}" for k, v in
                                                       data["bounds"].items())))
-    if data.get("seconds") is not None:
-        stats.append((lang.label("time"), lang.label("seconds", s=f"{data['seconds']:.1f}")))
+    seconds = data.get("cpu_seconds", data.get("seconds"))  # CPU where a search says it
+    if seconds is not None:
+        stats.append((lang.label("time"), lang.label("seconds", s=f"{seconds:.1f}")))
     return render("summary.html.j2", lang, title=title, kind="research", research_kind=kind,
                   stats=stats, cites=chart, codes=None, violations=[],
                   errors=data.get("errors", [])[:200], groups=groups, verdicts=verdicts)
@@ -469,7 +470,7 @@ def verdict_row(v: dict[str, Any], lang: Lang) -> dict[str, Any]:
     failures = ", ".join(f"{f['what']} {f['object']}" for f in v.get("failures") or ())
     return {"rules": v["rules"], "invariant": v["invariant"], "summary": v.get("summary", ""),
             "holds": v["holds"], "verdict": verdict, "upto": upto,
-            "seconds": lang.label("seconds", s=f"{v.get('seconds', 0):.1f}"),
+            "seconds": lang.label("seconds", s=f"{v.get('cpu_seconds', 0):.1f}"),
             "failures": failures, "counterexample": v.get("counterexample")}
 
 
@@ -519,25 +520,34 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     lang = _lang(args)
     if args.format == "html":
         _need_output(args)
-    exp = explain_named(item[0], item[1], args.rules, changes, lang.code)
-    known_object(exp, args.object, args.fact, item[1])
-    if args.why_not is not None and args.why_not not in {
-            p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
-        raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
-                                       f"$.players, got {shown(args.why_not)}")])
+    text = explanation(item, args.object, args.fact, args.why_not, args.format, args.rules,
+                       changes, lang.code)
     if args.format == "html":
-        return _write(args, explain_page(exp, args.object, args.fact, args.why_not))
-    if args.format == "json":
-        text = json.dumps(to_document(exp, args.object, args.fact, args.why_not), indent=2,
-                          ensure_ascii=False)
-    else:
-        why_not = exp.why_not(args.object, args.fact, args.why_not) if args.why_not else None
-        text = explanation_text(exp, args.object, args.fact, why_not)
+        return _write(args, text)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     else:
         print(text)
     return 0
+
+
+def explanation(item: tuple[Any, str], object_id: str, fact: str, why_not: str | None,
+                form: str, rules: str | None, changes: tuple[str, ...], lang: str) -> str:
+    """``explain``'s output for one fact of one object: ``form`` text, json (without the
+    last line end) or html.  An unknown object or player is an `InputError`."""
+    exp = explain_named(item[0], item[1], rules, changes, lang)
+    known_object(exp, object_id, fact, item[1])
+    if why_not is not None and why_not not in {
+            p if isinstance(p, str) else p["id"] for p in exp.doc["players"]}:
+        raise InputError([InputProblem(item[1], "--why-not", "a player id listed in "
+                                       f"$.players, got {shown(why_not)}")])
+    if form == "html":
+        return explain_page(exp, object_id, fact, why_not)
+    if form == "json":
+        return json.dumps(to_document(exp, object_id, fact, why_not), indent=2,
+                          ensure_ascii=False)
+    return explanation_text(exp, object_id, fact,
+                            exp.why_not(object_id, fact, why_not) if why_not else None)
 
 
 def cmd_check_html(args: argparse.Namespace, rulings: Sequence[Any], seconds: float) -> int:

@@ -63,27 +63,28 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     v2 = catalog.resolve(args.to_version)
     if args.batch_size < 1:
         raise InputError([_usage("--batch-size", f"a positive integer, got {args.batch_size}")])
-    if args.time_limit is not None and not (args.exhaustive and not (args.enumerate or changes)):
+    if args.time_limit is not None and not (args.exhaustive and not args.enumerate):
         raise InputError([_usage("--time-limit", "only with --exhaustive (the search; not "
-                                 "--enumerate or --change)")])
+                                 "--enumerate)")])
     if args.exhaustive:
         if args.corpus is not None:
             raise InputError([_usage("CORPUS.jsonl", "no corpus with --exhaustive")])
-        if args.enumerate or changes:
-            # A proposal is global to a grounding, so with --change the two sides
-            # cannot share one search program: generate and test instead.
+        if args.enumerate:
             report = impact_exhaustive(_bounds(args, IMPACT_BOUNDS), v1, v2, changes,
                                        batch_size=max(args.batch_size, 1000))
         else:
-            from .search import impact_search
+            from .differences import impact_search
 
-            report = impact_search(_bounds(args, IMPACT_BOUNDS), v1, v2, _progress(args),
-                                   args.time_limit)
+            report = impact_search(_bounds(args, IMPACT_BOUNDS), v1, v2, changes,
+                                   quiet=getattr(args, "quiet", False), limit=args.time_limit,
+                                   workers=1, dask=args.dask)
     else:
         if args.enumerate:
             raise InputError([_usage("--enumerate", "only with --exhaustive")])
         if args.corpus is None:
             raise InputError([_usage("CORPUS.jsonl", "a corpus file (or '-'), or --exhaustive")])
+        if args.dask is not None:
+            raise InputError([_usage("--dask", "only with --exhaustive (the search)")])
         from ..batch.lines import count_lines, numbered, open_input
         from ..batch.progress import counted  # a progress bar on a terminal
 
@@ -103,13 +104,8 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
-    from .search import (
-        DEFAULT_THREADS,
-        builtin_invariants,
-        load_invariant,
-        verdicts_text,
-        verify_all,
-    )
+    from .proofs import Settings, builtin_invariants, load_invariant, verify_all
+    from .reports import verdicts_text
 
     if args.all_versions and args.rules is not None:
         raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
@@ -124,18 +120,20 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         except OSError as err:
             raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
                              ) from None
-    threads = DEFAULT_THREADS if args.threads is None else args.threads
     if not invariants:
         invariants = builtin_invariants()
         if args.check_locality:  # the lemma matters for the invariants searched by cones
             invariants = [i for i in invariants if i.cones]
     bounds = _bounds(args, VERIFY_BOUNDS)
+    settings = Settings(threads=args.threads, workers=args.workers, dask=args.dask,
+                        limit=args.time_limit)
     verdicts = verify_all(bounds, versions, invariants, changes, _progress(args),
-                          threads, args.time_limit, args.check_locality, args.check_orderings)
+                          settings, args.check_locality, args.check_orderings)
     if args.format == "json":
         print(json.dumps({"bounds": bounds.to_dict(), "proposal": bool(changes),
                           "check": "locality" if args.check_locality else
                           "orderings" if args.check_orderings else "invariants",
+                          "cpu_seconds": round(sum(v.seconds for v in verdicts), 2),
                           "verdicts": [v.to_dict() for v in verdicts]},
                          indent=2, ensure_ascii=False))
     else:

@@ -11,6 +11,7 @@ import clingo
 
 from .space import generator_text, model_to_doc
 
+
 @dataclass(frozen=True)
 class Bounds:
     """How much a searched snapshot may hold: players, objects, effects, history

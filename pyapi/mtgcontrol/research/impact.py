@@ -12,8 +12,8 @@ from ..engine.api import ErrorRecord, own_id
 from ..engine.engine import RULING, Frame
 from ..engine.validate import problems
 from .gen import Bounds, _batches, generate
-from .reports import ImpactReport
-from .views import Sides, compare, judge_pairs, research_engine, show_value
+from .reports import ImpactReport, witness_record
+from .views import Sides, compare, judge_pairs, research_engine
 
 # ---------------------------------------------------------------------------------
 # Impact over a corpus
@@ -78,11 +78,7 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
                 entry = report.kinds[(diff.kind, diff.category)]
                 if entry.witness is None:
                     frames[(diff.kind, diff.category)] = (a.frame, b.frame)
-                    entry.witness = {"size": size, "object": diff.subject(names),
-                                     "snapshot": doc,
-                                     "from": show_value(diff.key, diff.before, names),
-                                     "to": show_value(diff.key, diff.after, names),
-                                     "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+                    entry.witness = witness_record(size, diff, names, doc)
         report.judged += len(batch)
     _explain_witnesses(report, v1, v2, changes, frames)
     report.seconds = time.perf_counter() - start

@@ -1,15 +1,16 @@
-"""Impact reports: kinds of difference, causes, witnesses; text output of impact
-and of the enumerating verify."""
+"""Impact reports: kinds of difference, causes, witnesses; text output of impact,
+of the enumerating verify and of verify's verdicts."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.facts import Names
 from ..present.text import escaped
+from .proofs import Verdict, bounds_text
 from .views import Difference, Kind, show_value
 
 # ---------------------------------------------------------------------------------
@@ -66,6 +67,9 @@ class ImpactReport:
         default_factory=dict)
     changed_snapshots: Tally = field(default_factory=Tally)
     seconds: float = 0.0
+    # CPU seconds of an exhaustive search (its worker's and this process's); seconds
+    # is the wall-clock time beside it.
+    cpu_seconds: float | None = None
     bounds: dict[str, int] = field(default_factory=dict)
     per_size: list[dict[str, float]] = field(default_factory=list)
     # Set when a time limit stopped an exhaustive search: every kind with a
@@ -127,6 +131,8 @@ class ImpactReport:
             "from": self.from_version, "to": self.to_version, "proposal": self.proposal,
             "mode": self.mode, "snapshots": self.judged,
             "changed_snapshots": len(self.changed_snapshots), "seconds": round(self.seconds, 2)}
+        if self.cpu_seconds is not None:
+            out["cpu_seconds"] = round(self.cpu_seconds, 2)
         if self.bounds:
             out["bounds"] = self.bounds
             out["per_size"] = self.per_size
@@ -167,6 +173,15 @@ class ImpactReport:
         return d
 
 
+def witness_record(size: int, diff: Difference, names: Names, doc: dict[str, Any]
+                   ) -> dict[str, Any]:
+    """A kind's witness: the snapshot, the object, the values on both sides, the cause."""
+    return {"size": size, "object": diff.subject(names), "snapshot": doc,
+            "from": show_value(diff.key, diff.before, names),
+            "to": show_value(diff.key, diff.after, names),
+            "cause": [list(diff.cause[0]), list(diff.cause[1])]}
+
+
 # ---------------------------------------------------------------------------------
 # Text output
 
@@ -182,8 +197,10 @@ def _show(value: Any) -> str:
         return "yes"
     if isinstance(value, list):
         return " and ".join(value)
-    if isinstance(value, dict):
+    if isinstance(value, dict) and "chooser" in value:
         return f"{'/'.join(value['chooser'])} chooses: {' or '.join(value['outcomes'])}"
+    if isinstance(value, dict):  # a history of control: from each time on
+        return ", ".join(f"{who or 'gone'} from {at}" for at, who in value.items())
     return str(value)
 
 
@@ -201,9 +218,10 @@ def _ruling_lines(label: str, part: dict[str, Any], indent: str = "      ") -> l
 
 def impact_text(report: ImpactReport, limit: int = 10) -> str:
     v1, v2 = report.from_version, report.to_side()
+    took = f"{report.seconds:.1f} s" if report.cpu_seconds is None else \
+        f"{report.cpu_seconds:.1f} s CPU ({report.seconds:.1f} s wall)"
     out = [f"impact {v1} -> {v2} ({report.mode}): {report.judged} snapshot(s) judged in "
-           f"{report.seconds:.1f} s, {len(report.changed_snapshots)} with a difference in "
-           "meaning"]
+           f"{took}, {len(report.changed_snapshots)} with a difference in meaning"]
     if report.bounds:
         b = report.bounds
         out.append(f"bounds: up to {b['players']} player(s), {b['objects']} object(s), "
@@ -334,3 +352,72 @@ def verify_text(report: VerifyReport) -> str:
     return "\n".join(out)
 
 
+
+
+# ---------------------------------------------------------------------------------
+# verify by search: verdicts
+
+
+CHECKS = {"locality": "the locality lemma refuted for",
+          "orderings": "the orderings lemma refuted for"}
+
+
+def summary_line(verdicts: Sequence[Verdict]) -> str:
+    """The last line: holds, fails (a counterexample) or undecided beyond size N, and
+    what the whole run cost (CPU of every worker)."""
+    failed = [v for v in verdicts if v.word() == "fails"]
+    undecided = [v for v in verdicts if v.word() == "undecided"]
+    held = len(verdicts) - len(failed) - len(undecided)
+    counts = f"{held} of {len(verdicts)} hold"
+    if undecided:
+        counts += f", {len(undecided)} undecided (time limit)"
+    cost = f"; {sum(v.seconds for v in verdicts):.1f} s CPU"
+    if failed:
+        names = ", ".join(f"{v.invariant.name} {v.version}" for v in failed)
+        what = CHECKS.get(failed[0].mode, "counterexample to")
+        return f"fails: {what} {names} ({counts}{cost})"
+    if undecided:
+        return (f"undecided beyond size {min(v.proved for v in undecided)} "
+                f"({counts}{cost})")
+    return f"holds: {counts} within the bounds{cost}"
+
+
+def verdicts_text(verdicts: Sequence[Verdict], table: bool = False) -> str:
+    """Readable verdicts: one line each (or a version x invariant table), then every
+    counterexample as a snapshot document that `mtgcontrol adjudicate` reads."""
+    out: list[str] = []
+    if table and verdicts:
+        names = list(dict.fromkeys(v.invariant.name for v in verdicts))
+        versions = list(dict.fromkeys(v.version for v in verdicts))
+        cell = {(v.version, v.invariant.name): v for v in verdicts}
+        width = max(len(n) for n in names) + 2
+        out.append(f"bounds: {bounds_text(verdicts[0].bounds)}; invariants marked "
+                   "'locality: cone' are searched by cones (every cone within these bounds); "
+                   "seconds of CPU")
+        out.append("invariant".ljust(width) + "".join(f"{v:<24}" for v in versions))
+        for n in names:
+            row = n.ljust(width)
+            for version in versions:
+                v = cell.get((version, n))
+                text = "" if v is None else (
+                    f"holds {v.seconds:.1f} s" if v.holds else
+                    f"undecided > {v.proved} {v.seconds:.1f} s" if v.word() == "undecided"
+                    else f"fails, size {v.size} {v.seconds:.1f} s")
+                row += f"{text:<24}"
+            out.append(row)
+        out.append("")
+    else:
+        out.extend(v.text() for v in verdicts)
+    for v in verdicts:
+        if v.counterexample is not None:
+            out.append("")
+            what = {"locality": "a snapshot refuting the locality of",
+                    "orderings": "a snapshot refuting the orderings lemma for"}.get(
+                        v.mode, "counterexample to")
+            out.append(f"{what} {v.invariant.name} under {v.version} "
+                       f"(size {v.size}: fewest objects + effects, then players, then leavers): "
+                       + ", ".join(f"{f['what']} {f['object']}" for f in v.failures or ()))
+            out.append(json.dumps(v.counterexample, ensure_ascii=False))
+    out.append("")
+    out.append(summary_line(verdicts))
+    return "\n".join(out)

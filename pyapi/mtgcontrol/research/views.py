@@ -7,7 +7,7 @@ rule is told apart from a different one (docs/research.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -18,7 +18,11 @@ from ..engine.facts import Names
 from ..engine.ruling import OBJECT_ARGS
 from ..engine.solve import Atom
 
-VALUE_FACTS = ("owner", "controller", "default_controller")
+VALUE_FACTS = ("owner", "controller", "default_controller", "you")
+# Facts about an ability, the game and players, and histories: every field of a ruling
+# is compared (docs/research.md, "What is compared").
+GAME = 0
+"""The key of the planar controller (a fact about the game, not an object)."""
 FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
 
 Key = tuple[Any, ...]
@@ -71,16 +75,33 @@ def _research_engine(changes: tuple[str, ...], versions: tuple[catalog.Version, 
     return Engine(changes, fast=False)
 
 
+# A research lens atom (its arguments after the snapshot) as (key, value, group);
+# None: no value or no group.  Value facts, fates and numbers are read apart.
+READ: dict[str, Callable[[tuple[Any, ...]], tuple[Key, Any, Any]]] = {
+    "rwhy": lambda a: ((a[1], a[0]), None, a[2]),
+    "rchoice": lambda a: (("choice", a[0], a[1]), (a[2], a[4]), a[3]),
+    "rviol": lambda a: (("violation", a[1], a[2], a[3]), True, a[0]),
+    "rmay": lambda a: (("may_activate", a[0]), a[1], a[2]),
+    "rplanar": lambda a: (("planar_controller", GAME), a[0], a[1]),
+    "rcontrolled": lambda a: (("controlled_player", a[0]), a[1], a[2]),
+    "rhist": lambda a: (("history", a[0]), (a[1], a[2]), None),
+    "rhend": lambda a: (("history", a[0]), (a[1], None), None),
+}
+
+
 def read_view(frame: Frame, atoms: list[Atom]) -> View:
     """One snapshot's view from the research lens's atoms (show/research.lp)."""
     raw: dict[Key, list[Any]] = {}
     numbers: dict[str, str] = {}
 
-    def slot(key: Key) -> list[Any]:
+    def add(key: Key, value: Any, group: Any) -> None:
         entry = raw.get(key)
         if entry is None:
             entry = raw[key] = [set(), set()]
-        return entry
+        if value is not None:
+            entry[0].add(value)
+        if group is not None:
+            entry[1].add(group)
 
     for name, args in atoms:
         if name == "rnum":
@@ -88,25 +109,13 @@ def read_view(frame: Frame, atoms: list[Atom]) -> View:
             if group not in numbers or _rule_order(number) < _rule_order(numbers[group]):
                 numbers[group] = number
         elif name in VALUE_FACTS:
-            slot((name, args[0]))[0].add(args[1])
-        elif name == "rwhy":
-            slot((args[1], args[0]))[1].add(args[2])
+            add((name, args[0]), args[1], None)
         elif name == "rfate":
             o, fate, group, t = args
             if t <= frame.now:
-                entry = slot(("fate", o))
-                entry[0].add(fate)
-                entry[1].add(group)
-        elif name == "rchoice":
-            o, fact, chooser, group, p = args
-            entry = slot(("choice", o, fact))
-            entry[0].add((chooser, p))
-            entry[1].add(group)
-        elif name == "rviol":
-            group, code, x, y = args
-            entry = slot(("violation", code, x, y))
-            entry[0].add(True)
-            entry[1].add(group)
+                add(("fate", o), fate, group)
+        elif name in READ:
+            add(*READ[name](tuple(args)))
     view = View(cite=numbers, frame=frame)
     for obj in frame.doc.get("objects", ()):
         o = frame.names.of("o", obj["id"])
@@ -129,6 +138,8 @@ PAIRED = Lens("paired", show="paired", files=("lenses/paired.lp",), read=read_vi
 def _freeze(key: Key, values: set[Any]) -> Any:
     if not values:
         return None
+    if key[0] in ("history", "may_activate"):
+        return tuple(sorted(values, key=str))
     if key[0] == "choice":
         choosers = sorted({c for c, _ in values})
         return (tuple(choosers), tuple(sorted({p for _, p in values})))
@@ -200,6 +211,8 @@ class Difference:
         """The object (or objects) the fact is about, by the snapshot's ids."""
         if self.key[0] == "violation":
             return ",".join(names.name(v) for v in violation_objects(self.key))
+        if self.key[0] == "planar_controller":
+            return "-"
         return names.name(self.key[1])
 
 
@@ -311,12 +324,17 @@ def show_value(key: Key, value: Any, names: Names) -> Any:
     """A fact's value by the snapshot's ids (JSON-ready)."""
     if value is None:
         return None
-    if key[0] in VALUE_FACTS:
+    if key[0] in (*VALUE_FACTS, "planar_controller", "controlled_player"):
         if isinstance(value, tuple):
             return [names.name(v) for v in value]
         return names.name(value)
     if key[0] == "fate":
         return FATES.get(str(value), str(value))
+    if key[0] == "may_activate":
+        return [names.name(p) for p in value]
+    if key[0] == "history":
+        return {str(t): (None if p is None else names.name(p))
+                for t, p in sorted(value, key=lambda run: run[0])}
     if key[0] == "choice":
         choosers, outcomes = value
         return {"chooser": [names.name(c) for c in choosers],

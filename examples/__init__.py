@@ -1,0 +1,1 @@
+"""The example snapshots (package data: the workbench offers them)."""

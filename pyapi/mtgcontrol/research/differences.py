@@ -1,0 +1,297 @@
+"""impact by search (``impact --exhaustive``): every kind of difference between two
+sides within bounds, each with a minimal witness.
+
+Both sides are one program (solver.py): the same generated snapshot in slot 0
+(``--from``) and slot 1 (``--to``, with the proposals, which apply to that slot
+only: engine/proposals.py), and the goal "some fact differs and is of no kind
+found yet" (search/differ.lp).  After each witness its kinds are excluded and the
+search goes on from the same size.  The search runs as one task on a worker
+(workers.py), stopped by its CPU budget (``--time-limit``); the witnesses are then
+judged by the corpus engine in this process, which makes the report.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import clingo
+
+from .. import catalog
+from ..engine.facts import Names
+from .gen import Bounds, generator_text
+from .impact import _explain_witnesses
+from .reports import ImpactReport, witness_record
+from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
+from .views import Sides, compare, judge_one, judge_pairs
+from .views import _rule_order as _rule_key
+from .workers import Failure, Groundings, run_one, runner
+
+
+@dataclass(frozen=True)
+class FoundKind:
+    """A kind as the search program sees it: a fact label, whether the value differs
+    (else only the cited groups), and the groups cited on each side."""
+
+    label: str
+    meaning: bool
+    from_groups: frozenset[str]
+    to_groups: frozenset[str]
+
+    def exclusion(self, i: int) -> str:
+        """Constraints ruling this kind out for ``pick/1`` (search/differ.lp)."""
+        facts = [f"xa({i},{g})." for g in sorted(self.from_groups)]
+        facts += [f"xb({i},{g})." for g in sorted(self.to_groups)]
+        value = "vdiff(K)" if self.meaning else "not vdiff(K)"
+        return "\n".join(facts + [
+            "#defined xa/2. #defined xb/2.",
+            f"xmis({i},K) :- pick(K), kg(0,K,G), not xa({i},G).",
+            f"xmis({i},K) :- pick(K), xa({i},G), not kg(0,K,G).",
+            f"xmis({i},K) :- pick(K), kg(1,K,G), not xb({i},G).",
+            f"xmis({i},K) :- pick(K), xb({i},G), not kg(1,K,G).",
+            f":- pick(K), label(K,{self.label}), {value}, not xmis({i},K)."])
+
+
+def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
+    """Every kind of difference a witness model shows (its dk/1 keys)."""
+    labels: dict[str, str] = {}
+    meaning: set[str] = set()
+    groups: dict[tuple[int, str], set[str]] = {}
+    keys: set[str] = set()
+    for a in atoms:
+        if a.name == "dk":
+            keys.add(str(a.arguments[0]))
+        elif a.name == "label":
+            labels[str(a.arguments[0])] = str(a.arguments[1])
+        elif a.name == "vdiff":
+            meaning.add(str(a.arguments[0]))
+        elif a.name == "kg":
+            groups.setdefault((a.arguments[0].number, str(a.arguments[1])), set()).add(
+                str(a.arguments[2]))
+    return {FoundKind(labels[k], k in meaning, frozenset(groups.get((0, k), ())),
+                      frozenset(groups.get((1, k), ()))) for k in keys}
+
+
+@dataclass
+class Witnesses:
+    """What an impact search found: each witness (size, document, atoms as text), the
+    sizes exhausted (None: all), one record per witness, and its CPU seconds."""
+
+    found: list[tuple[int, dict[str, object], list[str]]] = field(default_factory=list)
+    exhausted_upto: int | None = None
+    per_size: list[dict[str, Any]] = field(default_factory=list)
+    cpu: float = 0.0
+
+
+@dataclass
+class ImpactTask:
+    """The whole impact search, as one task of a worker."""
+
+    number: int
+    program: SearchProgram
+    budget: float | None = None
+    label: str = ""
+    quiet: bool = True
+
+    def run(self, groundings: Groundings, budget: Budget) -> Witnesses:
+        # Kinds found are added to the program as constraints: a grounding of its own,
+        # not one a worker keeps for other tasks.
+        del groundings
+        search = self.program.ground()
+        bounds = self.program.bounds
+        out = Witnesses()
+        excluded: set[FoundKind] = set()
+        for size in range(1, bounds.max_size + 1):
+            if not self.quiet:
+                _progress(f"{self.label}{len(excluded)} kind(s) found: searching "
+                          f"{search.unit} with {size} object(s) + effect(s) (up to "
+                          f"{bounds.players} players)")
+            # Sizes in turn (each kind's first witness is a smallest one); within a size,
+            # cell by cell and cube by cube (the kinds of the effects), each searched
+            # until it has no witness of a kind not found yet.
+            for objects, effects in cells(bounds, size):
+                for cube in cubes(self.program.generator or generator_text(), effects,
+                                  bounds.effects, objects):
+                    if not self._exhaust(search, size, cube, budget, excluded, out):
+                        out.exhausted_upto = size - 1
+                        out.cpu = budget.spent()
+                        return out
+        out.cpu = budget.spent()
+        return out
+
+    def _exhaust(self, search: Search, size: int, cube: Cube, budget: Budget,
+                 excluded: set[FoundKind], out: Witnesses) -> bool:
+        """Every new kind with a witness in ``cube``; False when the budget ran out."""
+        assumptions = [(clingo.parse_term(atom), value) for atom, value in cube]
+        while True:
+            step = time.process_time()
+            solved = search.solve(size, assumptions, budget, model=True)
+            if solved.sat is None:
+                return False
+            found = solved.found
+            if found is None:
+                return True
+            new = model_kinds(found.atoms) - excluded
+            if not new:
+                raise RuntimeError("impact search: a witness showed no new kind "
+                                   "(search/differ.lp and the exclusion disagree)")
+            for kind in sorted(new, key=str):
+                search.add(kind.exclusion(len(excluded)))
+                excluded.add(kind)
+            out.found.append((found.size, found.doc, [str(a) for a in found.atoms]))
+            out.per_size.append({"size": found.size, "new_kinds": len(new),
+                                 "cpu_seconds": round(time.process_time() - step, 2)})
+
+
+def _progress(message: str) -> None:
+    print(f"  ... {message}", file=sys.stderr, flush=True)
+
+
+def impact_program(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
+                   changes: Sequence[str] = (), cones: bool = True) -> SearchProgram:
+    goal = search_file("differ.lp")
+    if cones:
+        goal += "\n" + search_file("cone.lp") + "\n" + search_file("impact-cone.lp")
+    # Witnesses with the fewest objects and effects; the number of players is not
+    # minimised (an optimality proof per witness costs more than it tells).
+    return SearchProgram(bounds, ((0, v1.name), (1, v2.name)), goal, tuple(changes),
+                         changed_slots=(1,) if changes else None, late=True,
+                         fewest_players=False, connected=not cones,
+                         generator=generator_text())
+
+
+def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
+                  changes: Sequence[str] = (), quiet: bool = True,
+                  limit: float | None = None, cones: bool = True, workers: int = 0,
+                  dask: str | None = None) -> ImpactReport:
+    """Every kind of difference between ``v1`` and ``v2`` (with ``changes`` on the
+    ``v2`` side) within ``bounds``, each with a minimal witness.  With ``limit`` (CPU
+    seconds of the search) it stops there: the report has the kinds found so far and
+    says up to which size the search was exhaustive.  With ``cones`` (the default) the
+    snapshots searched are rooted cones (search/cone.lp) and the difference picked is
+    about the root: a kind is a difference in one part's cone.  ``workers`` 0 searches
+    in this process, else in a worker process (stopped at once by a signal)."""
+    report = ImpactReport(v1.name, v2.name, bool(changes), "exhaustive",
+                          bounds=bounds.to_dict(), searched="cone" if cones else "snapshot")
+    start, wall = time.process_time(), time.perf_counter()
+    task = ImpactTask(0, impact_program(bounds, v1, v2, changes, cones), limit,
+                      f"impact {v1.name} -> {v2.name}{' + proposal' if changes else ''}, ",
+                      quiet)
+    work = runner(min(workers, 1), dask)
+    try:
+        result = run_one(work, task)
+    finally:
+        work.close()
+    if isinstance(result, Failure):
+        raise RuntimeError(f"impact search: {result.message}")
+    report.exhausted_upto = result.exhausted_upto
+    report.per_size = result.per_size
+    witnesses = [Found(size, doc, [clingo.parse_term(a) for a in atoms])
+                 for size, doc, atoms in result.found]
+    sides = Sides.of(v1, v2, changes)
+    docs = [w.doc for w in witnesses]
+    pairs, names = judge_pairs(docs, v1, v2, changes) if docs else ([], Names())
+    compared = [compare(a, b, sides) for a, b in pairs]
+    attribute(docs, [d for d, _ in compared], pairs, v1, v2, sides, changes)
+    for n, (w, (diffs, renumbered)) in enumerate(zip(witnesses, compared, strict=True), 1):
+        if not diffs:
+            report.errors.append({"id": "witness", "line": n, "error": [
+                {"path": "$", "expected": "a difference (the search and the engine disagree)"}]})
+        report.record(diffs, renumbered, n, names)
+        for diff in diffs:
+            entry = report.kinds[(diff.kind, diff.category)]
+            if entry.witness is None:
+                entry.witness = witness_record(w.size, diff, names, w.doc)
+        report.judged += 1
+    _explain_witnesses(report, v1, v2, changes)
+    report.cpu_seconds = result.cpu + time.process_time() - start
+    report.seconds = time.perf_counter() - wall
+    return report
+
+
+def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
+              pairs: Sequence[tuple[Any, Any]], v1: catalog.Version, v2: catalog.Version,
+              sides: Any, changes: Sequence[str] = ()) -> None:
+    """File each difference under the rule groups whose meaning decides it.
+
+    Counterfactually: a group in force on one side only is a cause of a
+    difference if switching it off on that side (``off(G)``, as a proposal
+    would) changes the fact there -- its value, or for a citation-only
+    difference the groups cited.  This finds rules the ruling does not cite
+    (e.g. a new timestamp rule that only moves an effect in timestamp order).
+    Where no one-sided group changes the fact, the cause found from citations
+    (``Sides.cause``) stays.
+    """
+    if not docs:
+        return
+    named: dict[int, tuple[set[str], set[str]]] = {}
+    for index, (version, groups, extra) in enumerate(((v1, sides.only_from, ()),
+                                                      (v2, sides.only_to, tuple(changes)))):
+        for group in sorted(groups):
+            changed, _ = judge_one(docs, version, (*extra, f'off("{group}").'))
+            for i, found in enumerate(diffs):
+                view, other = pairs[i][index], pairs[i][1 - index]
+                for diff in found:
+                    before = view.facts.get(diff.key, (None, frozenset()))
+                    after = changed[i].facts.get(diff.key, (None, frozenset()))
+                    if before[0] != after[0] if diff.category == "meaning" else before != after:
+                        number = view.number(group)
+                        clash = "@" in group and number in other.cite.values()
+                        named.setdefault(id(diff), (set(), set()))[index].add(
+                            group if clash else number)
+    for found in diffs:
+        for diff in found:
+            if id(diff) in named:
+                left, right = named[id(diff)]
+                diff.cause = (tuple(sorted(left, key=_rule_key)),
+                              tuple(sorted(right, key=_rule_key)))
+
+
+@dataclass
+class ObservedTask:
+    """For each group: the smallest snapshot within the bounds whose ruling changes when
+    the group is switched off (None: none).  One grounding for every group: the
+    switch is an external (``xoff/1``) of a proposal applied to slot 1."""
+
+    number: int
+    program: SearchProgram
+    groups: tuple[str, ...]
+    budget: float | None = None
+
+    def run(self, groundings: Groundings, budget: Budget) -> dict[str, Any]:
+        del groundings
+        search = self.program.ground()
+        out: dict[str, Any] = {}
+        for group in self.groups:
+            switch = clingo.Function("xoff", [clingo.String(group)])
+            search.ctl.assign_external(switch, True)
+            try:
+                found = search.first(1, None, "", budget)
+            except Stopped:
+                out[group] = "stopped"
+            else:
+                out[group] = None if found is None else (found.size, found.doc)
+            search.ctl.assign_external(switch, False)
+        return out
+
+
+def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[str],
+                    limit: float | None = None, workers: int = 0) -> dict[str, Any]:
+    """For each group of ``version``, a smallest witness (size, snapshot) of a difference
+    that switching it off makes, as `impact --exhaustive --change` would find it first
+    (the same program), or None where there is none within ``bounds``."""
+    externals = "\n".join(f"#external xoff({clingo.String(g)})." for g in groups)
+    proposal = externals + "\noff(G) :- xoff(G)."
+    program = impact_program(bounds, version, version, (proposal,))
+    task = ObservedTask(0, program, tuple(groups), limit)
+    work = runner(min(workers, 1))
+    try:
+        result = run_one(work, task)
+    finally:
+        work.close()
+    if isinstance(result, Failure):
+        raise RuntimeError(f"observability search: {result.message}")
+    return dict(result)

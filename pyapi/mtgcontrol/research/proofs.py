@@ -1,0 +1,652 @@
+"""verify by search: every invariant proved within bounds, or a minimal counterexample.
+
+Each invariant under each version is searched in its own program (solver.py): the
+negation of the invariant, by cones (the invariant's own cone, search/cone.lp) or
+over whole snapshots.  The space is cut by structure into tasks, proved apart:
+
+* sizes (objects + effects) 1, 2, ... ; a counterexample of size k is minimal when
+  every task of the sizes below is unsatisfiable;
+* within a size, cells: exactly o objects and e effects, each grounded with the
+  bounds (players, o, e) -- a smaller program (fewer time points, no other counts)
+  than the bounds' whole one, which is what makes a conflict cheap;
+* within a cell, cubes: the kind of each effect (assumptions ``etype(E,K)``), one
+  solve each on the cell's grounding.
+
+The tasks of every invariant run on workers (workers.py: processes of this machine
+or a Dask cluster), the smallest sizes first.  Which tasks there are does not
+depend on the workers, and each is a complete search of its part, so the verdicts
+do not either; a counterexample is read from a fresh search of its size (one
+thread, the best model: fewest players, then none leaving).
+
+``--time-limit`` is CPU seconds per invariant and version (its tasks' groundings
+and solves, on every worker): a verdict that does not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from importlib import resources
+from pathlib import Path
+from typing import Any, cast
+
+import clingo
+from clingo import ast
+
+from .. import catalog
+from ..engine.api import engine_for
+from ..engine.engine import Frame, Lens
+from ..engine.solve import NoRuling
+from .gen import Bounds, generator_text
+from .solver import (
+    Budget,
+    Found,
+    Progress,
+    SearchProgram,
+    Solved,
+    cell_bounds,
+    cells,
+    cubes,
+    search_file,
+)
+from .space import name_of
+from .workers import POLL, Failure, Groundings, Runner, run_one, runner
+
+# ---------------------------------------------------------------------------------
+# Invariants
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """An ASP file deriving ``fail(S,What,X)`` when the invariant fails.  A header line
+    ``% locality: cone [NAME]`` has it searched by cones: the cone NAME of
+    search/cone.lp (``dependencies`` when none is named), which `verify
+    --check-locality` checks is enough for this invariant."""
+
+    name: str
+    summary: str
+    text: str
+
+    @property
+    def cone(self) -> str | None:
+        for line in self.text.splitlines():
+            words = line.strip().split()
+            if words[:3] == ["%", "locality:", "cone"]:
+                return words[3] if len(words) > 3 else "dependencies"
+        return None
+
+    @property
+    def cones(self) -> bool:
+        return self.cone is not None
+
+
+BUILTIN_ORDER = ("one-controller", "no-controller-elsewhere", "one-owner", "you-defined",
+                 "no-open-choice", "no-violation")
+
+
+def _summary(text: str) -> str:
+    first = text.splitlines()[0] if text.strip() else ""
+    return first.lstrip("% ").strip().rstrip(".") if first.startswith("%") else ""
+
+
+def builtin_invariants() -> list[Invariant]:
+    root = resources.files("mtgcontrol.encodings") / "invariants"
+    found = sorted((p for p in root.iterdir() if p.name.endswith(".lp")), key=lambda p: p.name)
+    out = []
+    for path in found:
+        text = path.read_text(encoding="utf-8")
+        out.append(Invariant(path.name[:-3], _summary(text), text))
+    return sorted(out, key=lambda i: (BUILTIN_ORDER.index(i.name)
+                                      if i.name in BUILTIN_ORDER else 99, i.name))
+
+
+def load_invariant(path: str | Path) -> Invariant:
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    return Invariant(path.stem, _summary(text) or path.stem, text)
+
+
+class _Tagged(ast.Transformer):
+    """fail(S,What,X) -> ifail(I,S,What,X): invariant I's failures, apart from the others'."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+        term = node.symbol
+        if term.ast_type == ast.ASTType.Function and term.name == "fail" and \
+                len(term.arguments) == 3:
+            tag = ast.SymbolicTerm(term.location, clingo.Number(self.index))
+            return node.update(symbol=ast.Function(term.location, "ifail",
+                                                   [tag, *term.arguments], 0))
+        return node
+
+
+def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
+    """The invariant files as one text, each file's fail/3 tagged with its index (clingo's
+    AST, not text substitution), plus (``whole``) the goal: a failure of the invariant
+    whose external goal(I) is true."""
+    out: list[str] = []
+
+    def add(index: int, stm: ast.AST) -> None:
+        out.append(str(_Tagged(index)(stm)))
+
+    for i, inv in enumerate(invariants):
+        try:
+            ast.parse_string(inv.text, partial(add, i))
+        except RuntimeError:
+            raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
+    out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
+    if whole:
+        out.append("ifail_any(I) :- ifail(I,_,_,_).")
+        out.append(":- goal(I), not ifail_any(I).")
+    out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------
+# Search programs
+
+
+MODES = ("snapshot", "cone", "locality", "orderings")
+UNITS = {"snapshot": "snapshots", "cone": "cones",
+         "locality": "snapshots (any, with a root's cone)",
+         "orderings": "snapshots (every time ordering)"}
+
+
+def mode_of(invariant: Invariant, locality: bool = False, orderings: bool = False) -> str:
+    if locality:
+        return "locality"
+    if orderings:
+        return "orderings"
+    return "cone" if invariant.cones else "snapshot"
+
+
+def invariant_program(bounds: Bounds, version: catalog.Version, invariant: Invariant,
+                      mode: str, changes: Sequence[str] = (), threads: int = 1,
+                      fewest_players: bool = False, options: Sequence[str] = (),
+                      orderings: bool = True, generator: str | None = None) -> SearchProgram:
+    """The search program for one invariant under one version: ``snapshot`` (a
+    connected snapshot that fails), ``cone`` (a snapshot that is the invariant's cone
+    of its root and fails at its root), ``locality`` (a snapshot whose failures at a
+    root are not failures of the root's cone alone: two slots) or ``orderings`` (a
+    snapshot of any time ordering, also one where objects enter after a player left,
+    whose facts or failures differ from its ordering's representative's: two slots).
+    The first two search representatives of the time orderings only (every ordering
+    with ``orderings`` False: a benchmark's baseline)."""
+    two = mode in ("locality", "orderings")
+    slots = ((0, version.name), (1, version.name)) if two else ((0, version.name),)
+    goal = tagged([invariant], whole=mode == "snapshot")
+    if mode == "orderings":
+        goal += "\n" + search_file("orderings.lp")
+    elif mode != "snapshot":
+        goal += f"\ncone_kind({invariant.cone or 'dependencies'}).\n" + search_file("cone.lp") \
+            + "\n" + search_file("verify-cone.lp" if mode == "cone" else "locality.lp")
+    return SearchProgram(bounds, slots, goal, tuple(changes), late=mode == "orderings",
+                         connected=mode == "snapshot",
+                         orderings=orderings and not two, fewest_players=fewest_players,
+                         options=tuple(options), threads=threads,
+                         generator=generator if generator is not None else generator_text())
+
+
+@dataclass
+class CubeTask:
+    """One cube of one cell of one size of an invariant's space, or (``model``) the
+    best counterexample of a size; ``track`` is the invariant's place in the run."""
+
+    number: int
+    program: SearchProgram
+    size: int
+    cube: tuple[tuple[str, bool], ...] = ()
+    model: bool = False
+    budget: float | None = None
+    track: int = 0
+    cell: tuple[int, int] = (0, 0)
+
+    def run(self, groundings: Groundings, budget: Budget) -> Solved:
+        search = groundings.get(self.program)
+        search.set_goal(0, 1)
+        cube = [(clingo.parse_term(atom), value) for atom, value in self.cube]
+        solved = search.solve(self.size, cube, budget, self.model)
+        solved.cpu = budget.spent()
+        if solved.found is not None:  # symbols do not travel between processes
+            solved.found.atoms = [str(a) for a in solved.found.atoms]  # type: ignore[misc]
+        return solved
+
+
+# ---------------------------------------------------------------------------------
+# Verdicts
+
+
+def cone_bounds_text(bounds: Bounds) -> str:
+    players = "2 players" if bounds.players <= 2 else f"2 to {bounds.players} players"
+    parts = "objects + effects + details" if bounds.details else "objects + effects"
+    return (f"up to {bounds.max_size} {parts} (≤ {bounds.objects} "
+            f"objects, ≤ {bounds.effects} effects{bounds.details_text()}; {players})")
+
+
+def bounds_text(bounds: Bounds) -> str:
+    text = (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
+            f"≤ {bounds.effects} effects{bounds.details_text()}")
+    if bounds.max_size != bounds.objects + bounds.effects + bounds.details:
+        text += f", ≤ {bounds.max_size} in all"
+    return text
+
+
+@dataclass
+class Verdict:
+    """One invariant under one version: holds within the bounds, or a counterexample.
+    ``mode``: how it was searched: ``cone`` (every snapshot that is one rooted cone of
+    the invariant's cone; by the locality lemma that covers every snapshot whose cones
+    are within the bounds), ``snapshot`` (every connected snapshot within the bounds),
+    ``locality`` or ``orderings`` (the check of a lemma for this invariant).
+    ``seconds`` is CPU seconds of the search (every worker's), ``wall`` beside it."""
+
+    version: str
+    invariant: Invariant
+    bounds: Bounds
+    seconds: float = 0.0
+    counterexample: dict[str, object] | None = None
+    size: int = 0
+    failures: list[dict[str, str]] | None = None
+    reproduced: bool | None = None
+    # False when the time limit stopped the search: no counterexample of up to
+    # ``proved`` objects + effects, the larger sizes not decided.
+    complete: bool = True
+    proved: int = 0
+    mode: str = "snapshot"
+    wall: float = 0.0
+    tasks: int = 0
+    per_size: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def holds(self) -> bool:
+        return self.counterexample is None and self.complete
+
+    @property
+    def cone(self) -> str | None:
+        return self.invariant.cone if self.mode in ("cone", "locality") else None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "rules": self.version, "invariant": self.invariant.name,
+            "summary": self.invariant.summary, "bounds": self.bounds.to_dict(),
+            "searched": self.mode, "verdict": self.word(),
+            "holds": {"holds": True, "fails": False}.get(self.word()),
+            "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall, 2),
+            "tasks": self.tasks, "per_size": self.per_size}
+        if self.cone is not None:
+            out["cone"] = self.cone
+        if not self.complete and self.counterexample is None:
+            out["proved_upto"] = self.proved
+        elif not self.holds:
+            out.update(size=self.size, failures=self.failures, counterexample=self.counterexample)
+            if self.mode not in ("locality", "orderings"):
+                out["reproduced"] = self.reproduced
+            if not self.complete:
+                out["proved_upto"] = self.proved
+        return out
+
+    def word(self) -> str:
+        """holds, fails or undecided."""
+        if self.counterexample is not None:
+            return "fails"
+        return "holds" if self.complete else "undecided"
+
+    def clock(self) -> str:
+        return f"{self.seconds:.1f} s CPU, {self.wall:.1f} s wall"
+
+    def scope(self, upto: int | None = None) -> str:
+        """What a proof covers (up to ``upto`` objects + effects if given)."""
+        bounds = self.bounds if upto is None else Bounds(
+            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto),
+            min(self.bounds.details, upto), min(self.bounds.max_size, upto))
+        if self.mode == "cone":
+            text = cone_bounds_text(bounds)
+            which = f"{self.cone} cone" if self.cone != "dependencies" else "cone"
+            return f"every {which} {text}, so every snapshot whose cones are within that"
+        if self.mode in ("locality", "orderings"):
+            what = f"up to {upto} objects + effects" if upto is not None else \
+                bounds_text(self.bounds)
+            if self.mode == "orderings":
+                return (f"every snapshot with {what}, in every time ordering: its facts and "
+                        "failures are those of its ordering's representative")
+            cone = "" if self.cone == "dependencies" else f" ({self.cone} cone)"
+            return (f"every snapshot with {what}: each object and effect fails the "
+                    f"invariant only where its cone{cone} does"
+                    + (", and has the facts of its cone alone"
+                       if self.cone == "dependencies" else ""))
+        if upto is not None:
+            return f"every snapshot of up to {upto} objects + effects ({bounds_text(bounds)})"
+        return f"all snapshots with {bounds_text(self.bounds)}"
+
+    def text(self) -> str:
+        head = f"{self.version} {self.invariant.name}" + \
+            (f" {self.mode}" if self.mode in ("locality", "orderings")
+             else f" ({self.invariant.summary})")
+        if self.holds:
+            return f"{head}: holds for {self.scope()} ({self.clock()})"
+        if self.counterexample is None:
+            proved = f"holds for {self.scope(self.proved)}" if self.proved else \
+                "no size finished"
+            return (f"{head}: undecided beyond size {self.proved} (time limit, "
+                    f"{self.clock()}): {proved}; size {self.proved + 1} not finished")
+        fails = ", ".join(f"{f['what']} {f['object']}" for f in self.failures or ())
+        minimal = "" if self.complete else \
+            f"; not shown minimal: size {self.proved + 1} not finished (time limit)"
+        if self.mode == "locality":
+            return (f"{head}: fails: a snapshot of size {self.size} whose failures at its "
+                    f"root differ from its cone's ({self.clock()}{minimal}): {fails}")
+        if self.mode == "orderings":
+            return (f"{head}: fails: a snapshot of size {self.size} whose facts or failures "
+                    f"differ from its ordering's representative's ({self.clock()}{minimal}): "
+                    f"{fails}")
+        return (f"{head}: fails: counterexample of size {self.size} ({self.clock()}{minimal}): "
+                f"{fails}{'' if self.reproduced else ' (NOT reproduced by adjudicate!)'}")
+
+
+def _name_of(value: clingo.Symbol) -> str:
+    """A search id as the counterexample document names it (bridge.lp's ranges)."""
+    if value.type != clingo.SymbolType.Number:
+        return str(value)
+    return name_of(value.number)
+
+
+def _failures(atoms: Iterable[clingo.Symbol]) -> list[dict[str, str]]:
+    out = {(str(a.arguments[1]), _name_of(a.arguments[2]))
+           for a in atoms if a.name == "fail" and len(a.arguments) == 3}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
+def _node_number(node: clingo.Symbol) -> clingo.Symbol:
+    """o(O) / e(E) as bridge.lp numbers them."""
+    base = 10 if node.name == "o" else 20
+    return clingo.Number(base + node.arguments[0].number)
+
+
+def _locality_failures(atoms: Sequence[clingo.Symbol]) -> list[dict[str, str]]:
+    root = next((_name_of(_node_number(a.arguments[0])) for a in atoms if a.name == "root"),
+                "-")
+    out = {(f"fact {a.arguments[0]} differs", root) for a in atoms
+           if a.name == "fact_differs"}
+    out |= {(f"failure {a.arguments[1]} differs", root) for a in atoms
+            if a.name == "fail_differs"}
+    out |= {(f"failure {a.arguments[1]} at no object or effect", "-") for a in atoms
+            if a.name == "fail_nonlocal"}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
+def _ordering_failures(atoms: Sequence[clingo.Symbol]) -> list[dict[str, str]]:
+    """What differs between a snapshot and its ordering's representative."""
+    out = {(f"fact {a.arguments[1]} differs", _name_of(a.arguments[0])) for a in atoms
+           if a.name == "order_differs"}
+    out |= {(f"failure {a.arguments[1]} differs", _name_of(a.arguments[2])) for a in atoms
+            if a.name == "order_fail_differs"}
+    return [{"what": w, "object": o} for w, o in sorted(out)]
+
+
+def reproduce(doc: dict[str, object], version: catalog.Version, invariant: Invariant,
+              changes: Sequence[str] = ()) -> list[dict[str, str]]:
+    """The invariant's failures in ``doc`` judged as `adjudicate` judges it: through
+    the engine, with the invariant's lens."""
+    doc = {**doc, "id": doc.get("id", "counterexample")}
+    lens = Lens("replay", show="invariant", text=invariant.text, raw=True, symbols=True,
+                read=_replayed)
+    return engine_for(tuple(changes), fast=False).judge([(doc, version)], lens)[0]
+
+
+def _replayed(frame: Frame, atoms: list[clingo.Symbol]) -> list[dict[str, str]]:
+    names = frame.names
+    found: set[tuple[str, str]] = set()
+    for a in atoms:
+        x = a.arguments[2]
+        name = names.name(x.number) if x.type == clingo.SymbolType.Number and \
+            0 < x.number < len(names.names) else "-"
+        found.add((str(a.arguments[1]), name))
+    return [{"what": w, "object": o} for w, o in sorted(found)]
+
+
+# ---------------------------------------------------------------------------------
+# The run: every invariant's tasks on the workers
+
+
+@dataclass
+class Settings:
+    """How a verify run searches: solver ``threads`` per task, ``workers`` processes
+    (0: in this process) or a Dask cluster (``dask``: an address or ``local``), a CPU
+    ``limit`` in seconds per invariant and version, and ``options`` for clasp (a
+    benchmark's) and the generator's text (a variant's)."""
+
+    threads: int = 1
+    workers: int = 0
+    dask: str | None = None
+    limit: float | None = None
+    options: tuple[str, ...] = ()
+    orderings: bool = True
+    generator: str | None = None
+
+
+@dataclass
+class _Track:
+    """One invariant under one version, searched one way: its tasks and what they said."""
+
+    verdict: Verdict
+    version: catalog.Version
+    changes: tuple[str, ...]
+    label: str
+    tasks: dict[int, list[CubeTask]] = field(default_factory=dict)  # size -> tasks
+    unsat: dict[int, int] = field(default_factory=dict)  # size -> tasks proved
+    cpu: float = 0.0
+    found: int | None = None
+    stopped: bool = False
+    failed: str | None = None
+    started: float | None = None
+    ended: float = 0.0
+    announced: set[int] = field(default_factory=set)
+    size_cpu: dict[int, float] = field(default_factory=dict)
+
+    def proved(self) -> int:
+        upto = 0
+        for size in sorted(self.tasks):
+            if self.unsat.get(size, 0) < len(self.tasks[size]):
+                break
+            upto = size
+        return upto
+
+    def live(self, task: CubeTask) -> bool:
+        return not self.stopped and self.failed is None and (
+            self.found is None or task.size < self.found)
+
+
+def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
+    tasks: list[CubeTask] = []
+    for index, track in enumerate(tracks):
+        v = track.verdict
+        generator = settings.generator if settings.generator is not None else generator_text()
+        for size in range(1, v.bounds.max_size + 1):
+            for objects, effects in cells(v.bounds, size):
+                program = invariant_program(
+                    cell_bounds(v.bounds, objects, effects), track.version, v.invariant,
+                    v.mode, track.changes, settings.threads, options=settings.options,
+                    orderings=settings.orderings, generator=generator)
+                for cube in cubes(generator, effects, effects, objects):
+                    task = CubeTask(len(tasks), program, size, cube, track=index,
+                                    cell=(objects, effects))
+                    tasks.append(task)
+                    track.tasks.setdefault(size, []).append(task)
+    # The smallest sizes first, every invariant's in turn (a cell's cubes together).
+    return sorted(tasks, key=lambda t: (t.size, t.track, t.cell, t.number))
+
+
+def prove(tracks: list[_Track], settings: Settings, progress: Progress | None = None,
+          work: Runner | None = None) -> None:
+    """Run every track's tasks on the workers; fills the tracks' verdicts (the
+    counterexamples are read after, by `finish`)."""
+    pending = _plan(tracks, settings)
+    own = work is None
+    work = work or runner(settings.workers, settings.dask)
+    running: list[CubeTask] = []
+    try:
+        while pending or running:
+            pending = [t for t in pending if tracks[t.track].live(t)]
+            for task in running:  # a smaller witness, or the limit: its tasks stop
+                if not tracks[task.track].live(task):
+                    work.cancel(task)
+            for track in tracks:
+                _limit(track, [t for t in running if tracks[t.track] is track], work,
+                       settings.limit)
+            window = [t for t in pending if tracks[t.track].live(t)][:4 * work.workers]
+            for task in window:
+                track = tracks[task.track]
+                task.budget = None if settings.limit is None else max(
+                    0.0, settings.limit - track.cpu - sum(
+                        work.spent(t) for t in running if t.track == task.track))
+            for started in work.dispatch(window):
+                task = cast(CubeTask, started)
+                pending.remove(task)
+                running.append(task)
+                track = tracks[task.track]
+                if track.started is None:
+                    track.started = time.perf_counter()
+                if progress is not None and task.size not in track.announced:
+                    track.announced.add(task.size)
+                    v = track.verdict
+                    progress(f"{track.label}searching {UNITS[v.mode]} with {task.size} "
+                             f"object(s) + effect(s) (up to {v.bounds.players} players)")
+            for ended, result in work.wait(POLL):
+                task = cast(CubeTask, ended)
+                running.remove(task)
+                _record(tracks[task.track], task, result)
+    finally:
+        if own:
+            work.close()
+
+
+def _limit(track: _Track, running: list[CubeTask], work: Runner, limit: float | None) -> None:
+    if limit is None or track.stopped or track.found is not None:
+        return
+    if track.cpu + sum(work.spent(t) for t in running) >= limit:
+        track.stopped = True
+        for task in running:
+            work.cancel(task)
+
+
+def _record(track: _Track, task: CubeTask, result: Any) -> None:
+    track.ended = time.perf_counter()
+    if isinstance(result, Failure):
+        track.failed = track.failed or result.message
+        return
+    track.cpu += result.cpu
+    track.size_cpu[task.size] = track.size_cpu.get(task.size, 0.0) + result.cpu
+    if result.sat is None:
+        if track.found is None or task.size < track.found:
+            track.stopped = True
+    elif result.sat:
+        track.found = task.size if track.found is None else min(track.found, task.size)
+    else:
+        track.unsat[task.size] = track.unsat.get(task.size, 0) + 1
+
+
+def _counterexample_task(track: _Track, size: int, settings: Settings) -> CubeTask:
+    """The best counterexample of exactly ``size``: one program for the size (every cell,
+    one thread), its best model (fewest players, then none leaving)."""
+    v = track.verdict
+    bounds = Bounds(v.bounds.players, min(v.bounds.objects, size), min(v.bounds.effects, size),
+                    min(v.bounds.details, size), size)
+    program = invariant_program(bounds, track.version, v.invariant, v.mode, track.changes,
+                                1, fewest_players=True, options=settings.options,
+                                orderings=settings.orderings, generator=settings.generator)
+    return CubeTask(-1, program, size, model=True)
+
+
+def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None) -> None:
+    """Each track's verdict: proved sizes, its CPU and wall time, and each
+    counterexample (read by a task of its own, then judged again by the engine)."""
+    own = work is None
+    try:
+        for track in tracks:
+            v = track.verdict
+            if track.failed is not None:
+                raise RuntimeError(f"verify {v.invariant.name} under {v.version}: "
+                                   f"{track.failed}")
+            v.proved = track.proved()
+            v.seconds = track.cpu
+            v.wall = track.ended - track.started if track.started is not None else 0.0
+            v.tasks = sum(len(t) for t in track.tasks.values())
+            v.per_size = [{"size": size, "cpu_seconds": round(track.size_cpu.get(size, 0.0), 2),
+                           "tasks": len(tasks), "proved": track.unsat.get(size, 0) == len(tasks)}
+                          for size, tasks in sorted(track.tasks.items())]
+            if track.found is None:
+                v.complete = not track.stopped
+                continue
+            v.complete = v.proved >= track.found - 1
+            if work is None:
+                work = runner(min(1, settings.workers), settings.dask)
+            task = _counterexample_task(track, track.found, settings)
+            solved = run_one(work, task)
+            if isinstance(solved, Failure) or solved.found is None:
+                raise RuntimeError(f"verify: no counterexample of size {track.found} to "
+                                   f"{v.invariant.name} in a fresh search (the proof found one)"
+                                   + (f": {solved.message}" if isinstance(solved, Failure)
+                                      else ""))
+            v.seconds += solved.cpu
+            _counterexample(track, solved.found)
+    finally:
+        if own and work is not None:
+            work.close()
+
+
+def _counterexample(track: _Track, found: Found) -> None:
+    v = track.verdict
+    atoms = [clingo.parse_term(a) if isinstance(a, str) else a for a in found.atoms]
+    doc = {"id": "counterexample", "rules": v.version, **found.doc}
+    v.counterexample = doc
+    v.size = found.size
+    if v.mode == "locality":
+        v.failures = _locality_failures(atoms)
+    elif v.mode == "orderings":
+        v.failures = _ordering_failures(atoms)
+    else:
+        v.failures = _failures(clingo.Function("fail", a.arguments[1:]) for a in atoms
+                               if a.name == "ifail")
+        v.reproduced = reproduce(doc, track.version, v.invariant, track.changes) == v.failures
+
+
+def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
+               invariants: Sequence[Invariant], changes: Sequence[str] = (),
+               progress: Progress | None = None, settings: Settings | None = None,
+               locality: bool = False, orderings: bool = False) -> list[Verdict]:
+    """Every invariant under every version (verdicts in that order); ``locality`` or
+    ``orderings``: the check of that lemma for each invariant instead."""
+    settings = settings or Settings()
+    tracks = []
+    for version in versions:
+        for invariant in invariants:
+            mode = mode_of(invariant, locality, orderings)
+            check = f" {mode}" if mode in ("locality", "orderings") else ""
+            tracks.append(_Track(Verdict(version.name, invariant, bounds, mode=mode), version,
+                                 tuple(changes), f"{version.name} {invariant.name}{check}: "))
+    work = runner(settings.workers, settings.dask)
+    try:
+        prove(tracks, settings, progress, work)
+        finish(tracks, settings, work)
+    finally:
+        work.close()
+    return [t.verdict for t in tracks]
+
+
+def verify_version(bounds: Bounds, version: catalog.Version, invariants: Sequence[Invariant],
+                   changes: Sequence[str] = (), progress: Progress | None = None,
+                   settings: Settings | None = None, locality: bool = False,
+                   orderings: bool = False) -> list[Verdict]:
+    return verify_all(bounds, [version], invariants, changes, progress, settings, locality,
+                      orderings)
+
+
+def verify_one(bounds: Bounds, version: catalog.Version, invariant: Invariant,
+               changes: Sequence[str] = (), progress: Progress | None = None,
+               settings: Settings | None = None) -> Verdict:
+    return verify_version(bounds, version, [invariant], changes, progress, settings)[0]
+

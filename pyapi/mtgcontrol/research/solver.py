@@ -1,0 +1,334 @@
+"""The solver of research's searches: one clingo program, grounded once, solved under
+assumptions.
+
+A search program is ``encodings/generator.lp`` (``exact=0``: every snapshot of the
+fragment *up to* the bounds, as choice rules), the bridge
+``encodings/search/bridge.lp`` that turns the generated snapshot into the rules'
+input predicates for one slot per CR version judged, the rule encodings of those
+versions (and proposals, guarded to their slots), and a goal.  An unsatisfiable
+program is a proof within the bounds; a model is a witness.  Python never
+enumerates snapshots.
+
+`SearchProgram` says what to ground (it is sent to worker processes, which ground it
+once and keep it); `Search` is the grounding, solved for exactly ``k`` objects +
+effects (the externals ``cap(k)`` and ``atleast(k)``) under a cube of further
+assumptions, stopped when its CPU budget is spent or when it is cancelled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+
+import clingo
+
+from .. import catalog
+from ..engine.interrupts import ground
+from ..engine.proposals import guard_changes
+from ..engine.solve import NoRuling, Program
+from .gen import Bounds, generator_text, model_to_doc
+from .space import bridge_text
+
+Progress = Callable[[str], None]
+StopWhen = Callable[[], bool]
+
+SLICE = 0.1
+"""Seconds between two looks at the clock (and at signals) while the solver runs."""
+
+
+
+@cache
+def search_file(name: str) -> str:
+    return (resources.files("mtgcontrol.encodings") / "search" / name).read_text(
+        encoding="utf-8")
+
+
+def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
+    """The rule encodings of ``versions`` (and proposals) for a search program."""
+    return Program(tuple(versions), tuple(changes)).text()
+
+
+@cache
+def effect_kinds(generator: str) -> tuple[str, ...]:
+    """The generator's effect kinds (its ``effkind(K,I)`` facts), in its canonical order."""
+    ctl = clingo.Control(["--warn=none", "-c np=2", "-c no=1", "-c ne=1", "-c exact=0"])
+    ctl.add("base", [], generator)
+    ctl.ground([("base", [])])
+    found = sorted((a.symbol.arguments[1].number, str(a.symbol.arguments[0]))
+                   for a in ctl.symbolic_atoms.by_signature("effkind", 2))
+    return tuple(name for _, name in found)
+
+
+def cells(bounds: Bounds, size: int) -> list[tuple[int, int]]:
+    """(objects, effects) of snapshots of exactly ``size`` within ``bounds`` (at least
+    one object; the rest of the size is details, at most ``bounds.details``)."""
+    if size > bounds.max_size:
+        return []
+    return [(o, e) for o in range(1, bounds.objects + 1) for e in range(bounds.effects + 1)
+            if 0 <= size - o - e <= bounds.details]
+
+
+def cell_bounds(bounds: Bounds, objects: int, effects: int) -> Bounds:
+    """The bounds a cell's program is grounded with: its objects and effects (the cube
+    makes them exact), every detail allowed."""
+    return Bounds(bounds.players, objects, effects, bounds.details,
+                  objects + effects + bounds.details)
+
+
+Cube = tuple[tuple[str, bool], ...]
+"""Assumptions, each an atom's text and its value."""
+
+
+def cubes(generator: str, effects: int, most: int, objects: int = 1) -> list[Cube]:
+    """The snapshots with exactly ``objects`` objects and ``effects`` effects (of at most
+    ``most``), one cube per kind of each effect: ``ob(objects)`` (objects are a prefix),
+    ``ef(E)`` for E <= effects and not beyond, ``etype(E,K)``.  Every such snapshot is
+    in exactly one (each effect has one kind), so together they are the cell; a tuple
+    the generator's canonical order rules out is refuted at once."""
+    count = ((f"ob({objects})", True),) + tuple(
+        (f"ef({e})", e <= effects) for e in range(1, most + 1))
+    return [count + tuple((f"etype({e},{k})", True) for e, k in enumerate(combo, 1))
+            for combo in itertools.product(effect_kinds(generator), repeat=effects)]
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process so far, every thread (clingo's solver threads too)."""
+    return time.process_time()
+
+
+@dataclass(frozen=True)
+class SearchProgram:
+    """What a search grounds: the generator at ``bounds``, the bridge, the rules of the
+    slots' versions, ``changes`` (proposal texts; with ``changed_slots`` they apply to
+    those slots only, research/proposals.py) and ``goal``.  ``generator`` is the
+    generator's text (empty: generator.lp), so a variant made by the caller (a
+    benchmark's, a test's planted bug) is the one grounded in a worker process too."""
+
+    bounds: Bounds
+    slots: tuple[tuple[int, str], ...]
+    goal: str
+    changes: tuple[str, ...] = ()
+    changed_slots: tuple[int, ...] | None = None
+    late: bool = False
+    connected: bool = True
+    orderings: bool = True
+    fewest_players: bool = True
+    options: tuple[str, ...] = ()
+    threads: int = 1
+    generator: str = ""
+
+    @cached_property
+    def key(self) -> str:
+        """Equal programs have equal keys (a worker keeps one grounding per key)."""
+        return hashlib.sha256(repr(self).encode("utf-8")).hexdigest()[:24]
+
+    def text(self) -> str:
+        versions = sorted({catalog.resolve(v) for _, v in self.slots}, key=lambda v: v.name)
+        slot_facts = "\n".join(f"slot({s},{catalog.resolve(v).const})." for s, v in self.slots)
+        if self.changed_slots is None:
+            rules, changes = rules_text(versions, self.changes), ""
+        else:
+            rules = rules_text(versions)
+            changes = guard_changes(self.changes, self.changed_slots)
+        return "\n".join((self.generator or generator_text(), bridge_text(), rules,
+                          changes, slot_facts, search_file("sizes.lp"), self.goal))
+
+    def ground(self) -> Search:
+        return Search(self)
+
+
+@dataclass
+class Found:
+    """A witness: its size, the generated snapshot and the atoms of the goal."""
+
+    size: int
+    doc: dict[str, object]
+    atoms: list[clingo.Symbol]
+
+
+@dataclass
+class Solved:
+    """One solve: ``sat`` True (a model), False (none: a proof), None (stopped);
+    ``found`` the best model when one was asked for; CPU and wall seconds."""
+
+    sat: bool | None
+    cpu: float = 0.0
+    wall: float = 0.0
+    conflicts: int = 0
+    found: Found | None = None
+
+
+class Stopped(Exception):
+    """The search stopped (time limit, cancelled) while size ``proved`` + 1 was being
+    searched."""
+
+    def __init__(self, proved: int) -> None:
+        super().__init__(proved)
+        self.proved = proved
+
+
+@dataclass
+class Budget:
+    """When a search must stop: after ``cpu`` seconds of this process's CPU from now
+    (None: no limit), or as soon as ``cancelled()`` says so."""
+
+    cpu: float | None = None
+    cancelled: StopWhen = field(default=lambda: False)
+    start: float = field(default_factory=cpu_seconds)
+
+    def spent(self) -> float:
+        return cpu_seconds() - self.start
+
+    def over(self) -> bool:
+        return (self.cpu is not None and self.spent() >= self.cpu) or self.cancelled()
+
+
+def _wait(handle: clingo.SolveHandle, budget: Budget | None) -> bool:
+    """Wait for a running solve until it is done (True) or the budget says stop (False:
+    the solve is cancelled), in slices, so that Python's signal handlers (Ctrl-C,
+    SIGTERM) run meanwhile."""
+    while not handle.wait(SLICE):
+        if budget is not None and budget.over():
+            handle.cancel()
+            return False
+    return True
+
+
+class Search:
+    """One grounding of a `SearchProgram`; solved for exactly k objects + effects."""
+
+    def __init__(self, program: SearchProgram) -> None:
+        self.program = program
+        bounds = program.bounds
+        self.bounds = bounds
+        self.max_size = bounds.max_size
+        self.messages: list[str] = []
+        self.unit = "snapshots" if program.connected else "cones"
+        # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
+        # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
+        # how the solver searches, not what a model or a proof is.  With several
+        # threads, each searches its own part of the space (--parallel-mode split).
+        threads = program.threads
+        parallel = [f"--parallel-mode={threads},split"] if threads > 1 else []
+        options = program.options
+        # An explicit --configuration in ``options`` (a benchmark's) replaces trendy.
+        configuration = [] if any(o.startswith("--configuration") for o in options) \
+            else ["--configuration=trendy"]
+        self.ctl = clingo.Control(
+            ["--warn=none", *configuration, *parallel,
+             f"--opt-mode={'opt' if program.fewest_players else 'ignore'}",
+             f"-c np={bounds.players}",
+             f"-c no={bounds.objects}", f"-c ne={bounds.effects}",
+             f"-c nd={bounds.details}", "-c exact=0",
+             f"-c late={int(program.late)}", f"-c connected={int(program.connected)}",
+             f"-c orderings={int(program.orderings)}", *options],
+            logger=lambda _code, text: self.messages.append(text))
+        try:
+            self.ctl.add("base", [], program.text())
+            ground(self.ctl, [("base", [])])  # served by a signal at once
+        except RuntimeError:
+            raise NoRuling("the search program could not be grounded (an invariant or "
+                           "proposal file's error?): "
+                           + " ".join(m.strip() for m in self.messages)) from None
+        self._parts = 0
+        self._atoms: set[clingo.Symbol] | None = None
+
+    def add(self, text: str) -> None:
+        """Add rules or constraints (e.g. a kind found) for the following solves."""
+        self._parts += 1
+        name = f"step{self._parts}"
+        self.ctl.add(name, [], text)
+        ground(self.ctl, [(name, [])])
+
+    def has(self, atom: clingo.Symbol) -> bool:
+        """Whether ``atom`` is in the ground program (an assumption about an atom that is
+        not cannot hold)."""
+        if self._atoms is None:
+            self._atoms = {a.symbol for a in self.ctl.symbolic_atoms}
+        return atom in self._atoms
+
+    def set_goal(self, index: int | None, count: int) -> None:
+        """Search for the goal ``index`` of ``count`` (the externals goal/1)."""
+        for j in range(count):
+            self.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), j == index)
+
+    def _caps(self, size: int, exact: bool) -> None:
+        for k in range(1, self.max_size + 1):
+            self.ctl.assign_external(clingo.Function("cap", [clingo.Number(k)]), k == size)
+            if k > 1:
+                self.ctl.assign_external(clingo.Function("atleast", [clingo.Number(k)]),
+                                         exact and k == size)
+
+    def solve(self, size: int, cube: Sequence[tuple[clingo.Symbol, bool]] = (),
+              budget: Budget | None = None, model: bool = False) -> Solved:
+        """Is there a witness of exactly ``size`` objects + effects under the assumptions
+        ``cube``?  With ``model``, the best one is read (optimisation: fewest players,
+        then none leaving)."""
+        start, wall = cpu_seconds(), time.perf_counter()
+        if any(value and not self.has(atom) for atom, value in cube):
+            return Solved(False)
+        self._caps(size, exact=True)
+        assumptions = [(atom, value) for atom, value in cube if self.has(atom)]
+        best: list[clingo.Symbol] | None = None
+        sat: bool | None = False
+        with self.ctl.solve(assumptions=assumptions, yield_=model, async_=True) as handle:
+            if model:
+                while True:
+                    handle.resume()
+                    if not _wait(handle, budget):
+                        sat = None
+                        break
+                    current = handle.model()
+                    if current is None:
+                        break
+                    best = list(current.symbols(shown=True))
+                sat = True if best is not None else sat
+            elif not _wait(handle, budget):
+                sat = None
+            else:
+                sat = bool(handle.get().satisfiable)
+        stats = self.ctl.statistics["solving"]["solvers"]
+        out = Solved(sat, cpu_seconds() - start, time.perf_counter() - wall,
+                     int(stats["conflicts"]))
+        if best is not None:
+            out.found = found_of(size, best)
+        return out
+
+    def solve_at(self, size: int, budget: Budget | None = None) -> Found | None:
+        """The best witness of exactly ``size`` objects + effects, or None; `Stopped`
+        when the budget runs out first."""
+        solved = self.solve(size, budget=budget, model=True)
+        if solved.sat is None:
+            raise Stopped(size - 1)
+        return solved.found
+
+    def _sizes(self, start: int, progress: Progress | None, label: str) -> Iterable[int]:
+        for size in range(max(1, start), self.max_size + 1):
+            if progress is not None:
+                progress(f"{label}searching {self.unit} with {size} object(s) + effect(s) "
+                         f"(up to {self.bounds.players} players)")
+            yield size
+
+    def first(self, start: int = 1, progress: Progress | None = None,
+              label: str = "", budget: Budget | None = None) -> Found | None:
+        """The smallest witness of size >= ``start`` (sizes below were searched, so
+        each size is searched alone: exactly that many objects + effects).  `Stopped`
+        when the budget runs out first."""
+        for size in self._sizes(start, progress, label):
+            found = self.solve_at(size, budget)
+            if found is not None:
+                return found
+        return None
+
+
+def found_of(size: int, atoms: Iterable[clingo.Symbol]) -> Found:
+    """A witness from a model's shown atoms: the generated snapshot (g_*) and the rest."""
+    atoms = list(atoms)
+    generated = [s for s in atoms if s.name.startswith("g_")]
+    return Found(size, model_to_doc(generated), [s for s in atoms
+                                                 if not s.name.startswith("g_")])
