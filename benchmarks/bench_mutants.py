@@ -4,8 +4,9 @@ Each mutant is a bug planted in the rules (an edit of one encoding, or a proposa
 file) with a witness snapshot that shows it is live (tests/test_mutants.py checks
 that).  For each, this runs `mtgcontrol verify` with no bound flags -- the newest
 version, every built-in invariant -- in a process of its own with the mutant in
-force, and counts it caught when some invariant fails with a counterexample that
-reproduces.  It prints one line per mutant (caught or not, the size of its witness
+force (a copy of the package with the edit made, so verify's worker processes
+run it too), and counts it caught when some invariant fails with a counterexample
+that reproduces.  It prints one line per mutant (caught or not, the size of its witness
 and the bounds it needs, CPU seconds of the process, the invariants that failed),
 then the score per rule family and in all: caught / live.
 
@@ -24,55 +25,75 @@ defaults (its witness's bounds, in its file, say which).
 from __future__ import annotations
 
 import argparse
-import io
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
-from contextlib import redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from mutant_set import FAMILIES, Mutant, applied, load_all  # noqa: E402
+from mutant_set import FAMILIES, Mutant, edited, load_all  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+# Where the installed package's parts live in the repository (pyproject.toml's
+# package-dir): a mutant's copy of the package is laid out the same way.
+PARTS = {"": "pyapi/mtgcontrol", "encodings": "encodings", "ruledata": "rules",
+         "examples": "examples"}
 
 
-def run_one(mutant_id: str, argv: list[str]) -> dict[str, object]:
-    """`mtgcontrol verify ARGV --format json --quiet` with the mutant in force."""
-    from mtgcontrol.cli import main
-
-    mutant = next(m for m in load_all() if m.id == mutant_id)
-    changes: list[str] = []
-    if mutant.proposal is not None:
-        path = Path(f"/tmp/mtgcontrol-mutant-{mutant.id}.lp")
-        path.write_text(mutant.proposal, encoding="utf-8")
-        changes = ["--change", str(path)]
-    out = io.StringIO()
-    with applied(mutant), redirect_stdout(out):
-        code = main(["verify", *argv, *changes, "--format", "json", "--quiet"])
-    data = json.loads(out.getvalue())
-    failed = [v for v in data["verdicts"] if v["verdict"] == "fails"]
-    return {"code": code, "bounds": data["bounds"],
-            "failed": [v["invariant"] for v in failed],
-            "caught": any(v.get("reproduced", True) for v in failed),
-            "undecided": [v["invariant"] for v in data["verdicts"] if v["verdict"] == "undecided"],
-            "counterexamples": [v.get("counterexample") for v in failed]}
+def mutated_package(mutant: Mutant, where: Path) -> Path:
+    """A copy of the package under ``where`` with the mutant's encoding edit made:
+    ``PYTHONPATH=where`` puts it in force for `mtgcontrol` and for every worker
+    process verify starts (they import the package afresh)."""
+    package = where / "mtgcontrol"
+    for part, source in PARTS.items():
+        shutil.copytree(ROOT / source, package / part, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    if mutant.file is not None:
+        path = package / "encodings" / mutant.file
+        (path).write_text(edited(mutant, path.read_text(encoding="utf-8")),
+                          encoding="utf-8")
+    return where
 
 
 def child(mutant: Mutant, argv: list[str]) -> tuple[dict[str, object], float, float]:
-    """Run one mutant in a process of its own: its result, CPU and wall seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, __file__, "--one", mutant.id, "--", *argv],
-                          capture_output=True, text=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """`mtgcontrol verify ARGV --format json --quiet` with the mutant in force, in a
+    process of its own (and its workers): its result, CPU and wall seconds."""
+    with tempfile.TemporaryDirectory(prefix=f"mtgcontrol-mutant-{mutant.id}-") as tmp:
+        where = mutated_package(mutant, Path(tmp))
+        changes: list[str] = []
+        if mutant.proposal is not None:
+            proposal = Path(tmp) / "proposal.lp"
+            proposal.write_text(mutant.proposal, encoding="utf-8")
+            changes = ["--change", str(proposal)]
+        env = {**os.environ, "PYTHONPATH": str(where)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from mtgcontrol.cli import main; "
+             "sys.exit(main(sys.argv[1:]))", "verify", *argv, *changes, "--format", "json",
+             "--quiet"], capture_output=True, text=True, check=False, env=env, cwd=tmp)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode != 0 or not done.stdout.strip():
-        return {"error": done.stderr.strip().splitlines()[-1:] or ["no output"]}, cpu, \
-            time.perf_counter() - start
-    return json.loads(done.stdout), cpu, time.perf_counter() - start
+    try:
+        data = json.loads(done.stdout)
+    except ValueError:
+        return {"error": done.stderr.strip().splitlines()[-1:] or ["no output"]}, cpu, wall
+    failed = [v for v in data["verdicts"] if v["verdict"] == "fails"]
+    return {"code": done.returncode, "bounds": data["bounds"],
+            "cpu_seconds": data.get("cpu_seconds"),
+            "failed": [v["invariant"] for v in failed],
+            "caught": any(v.get("reproduced", True) for v in failed),
+            "undecided": [v["invariant"] for v in data["verdicts"]
+                          if v["verdict"] == "undecided"],
+            "counterexamples": [v.get("counterexample") for v in failed]}, cpu, wall
 
 
 def bounds_text(bounds: dict[str, int]) -> str:
@@ -86,12 +107,7 @@ def main() -> None:
                         help="rerun each survivor with verify --check-locality")
     parser.add_argument("--find", metavar="ID")
     parser.add_argument("--bounds", default="2,2,2,1")
-    parser.add_argument("--one", metavar="ID", help=argparse.SUPPRESS)
-    parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one:
-        print(json.dumps(run_one(args.one, args.rest)))
-        return
     if args.find:
         p, o, e, d = (int(x) for x in args.bounds.split(","))
         mutant = next(m for m in load_all() if m.id == args.find)

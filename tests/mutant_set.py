@@ -8,7 +8,10 @@ One YAML file per mutant (schema: tests/mutants/README.md):
   occurs exactly once in it) and ``with`` (what it becomes), or ``proposal`` (a
   proposal file's text, layered over the rules as ``--change`` does);
 * ``witness``: a snapshot whose ruling the mutant changes, and on which it makes
-  ``invariant`` fail (under ``rules``, default the newest version);
+  ``invariant`` fail (under ``rules``, default the newest version); ``invariant:
+  null`` for a mutant no built-in invariant can see (one wrong controller instead
+  of the right one): its witness fails none, and ``note`` says so -- a survivor
+  of verify at every bound, kept to measure what the invariants miss;
 * ``bounds``: the players, objects, effects and details the witness needs
   (``verify`` at bounds that hold it can find the bug).
 
@@ -43,7 +46,7 @@ class Mutant:
     intent: str
     witness: dict[str, Any]
     bounds: dict[str, int]
-    invariant: str
+    invariant: str | None
     rules: str = "2026-08-07"
     file: str | None = None
     replace: str | None = None
@@ -72,7 +75,7 @@ def load(path: Path) -> Mutant:
         f"{path.name}: either file + replace + with, or proposal"
     return Mutant(path.stem, data["family"], data["intent"], data.get("witness", {}),
                   data["bounds"],
-                  data["invariant"], data.get("rules", "2026-08-07"), data.get("file"),
+                  data.get("invariant"), data.get("rules", "2026-08-07"), data.get("file"),
                   data.get("replace"), data.get("with"), data.get("proposal"),
                   data.get("note", ""))
 
@@ -81,23 +84,26 @@ def load_all() -> list[Mutant]:
     return [load(p) for p in sorted(MUTANTS.glob("*.yaml"))]
 
 
+def edited(mutant: Mutant, text: str) -> str:
+    """``text`` (the mutant's encoding file) with its edit made."""
+    assert mutant.replace is not None and mutant.with_ is not None
+    count = text.count(mutant.replace)
+    assert count == 1, (f"mutant {mutant.id}: the text to replace occurs {count} times "
+                        f"in {mutant.file} (the encoding changed: update the mutant)")
+    return text.replace(mutant.replace, mutant.with_)
+
+
 def mutated_text(mutant: Mutant) -> str:
     """The encodings (solve.ENCODINGS, in order) with the mutant's edit made."""
     from mtgcontrol.engine import solve
 
     root = resources.files("mtgcontrol.encodings")
+    assert mutant.file is None or mutant.file in {f"{n}.lp" for n in solve.ENCODINGS}, \
+        f"mutant {mutant.id}: no encoding {mutant.file}"
     parts = []
     for name in solve.ENCODINGS:
         text = (root / f"{name}.lp").read_text(encoding="utf-8")
-        if f"{name}.lp" == mutant.file:
-            assert mutant.replace is not None and mutant.with_ is not None
-            count = text.count(mutant.replace)
-            assert count == 1, (f"mutant {mutant.id}: the text to replace occurs {count} times "
-                                f"in {mutant.file} (the encoding changed: update the mutant)")
-            text = text.replace(mutant.replace, mutant.with_)
-        parts.append(text)
-    assert mutant.file is None or mutant.file in {f"{n}.lp" for n in solve.ENCODINGS}, \
-        f"mutant {mutant.id}: no encoding {mutant.file}"
+        parts.append(edited(mutant, text) if f"{name}.lp" == mutant.file else text)
     return "\n".join(parts)
 
 
