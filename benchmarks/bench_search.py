@@ -229,14 +229,17 @@ def observability_figures(bounds: Bounds) -> bool:
     version = catalog.newest()
     groups = [r.group for r in version.rules if r.group in switchable_groups()]
     start, wall = time.process_time(), time.perf_counter()
-    found = switch_off_each(bounds, version, groups, workers=1)
+    found, cpu = switch_off_each(bounds, version, groups, workers=1)
     print(f"observability at {bounds} ({version.name}): {len(groups)} groups, "
-          f"{time.perf_counter() - wall:.1f} s wall ({load()})")
+          f"{cpu:.1f} s CPU of the search, {time.perf_counter() - wall:.1f} s wall "
+          f"({load()})")
     for rule in version.rules:
         if rule.group not in found:
             continue
         seen = found[rule.group]
-        print(f"  {rule.number:<10} {'size ' + str(seen[0]) if seen else 'NO DIFFERENCE'}")
+        said = (seen if isinstance(seen, str) else "NO DIFFERENCE" if seen is None else
+                f"{'value' if seen.meaning else 'citation only'}, size {seen.size}")
+        print(f"  {rule.number:<10} {said}")
     print(f"  parent CPU {time.process_time() - start:.1f} s")
     return True
 

@@ -233,3 +233,51 @@ def test_every_group_of_the_catalog_can_be_switched_off_or_is_refused(tmp_path: 
             assert main(["adjudicate", str(doc), "--change", str(path)]) == 2
         assert f"mtgcontrol: {path}: --change: expected " in err.getvalue()
         assert said in err.getvalue()
+
+
+def test_impact_and_verify_have_their_own_default_bounds() -> None:
+    # The two commands share their options' parser; each keeps its own defaults.
+    from mtgcontrol.cli import build_parser
+
+    impact = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
+    verify = build_parser().parse_args(["verify"])
+    assert (impact.players, verify.players) == (2, 3)
+
+
+def _unobservable_documented() -> dict[str, str]:
+    """docs/research.md's table of the rules no snapshot within impact's default bounds
+    exercises: rule number -> why."""
+    text = (ROOT / "docs" / "research.md").read_text(encoding="utf-8")
+    section = text.split("#### Rules no small snapshot exercises", 1)[1].split("\n#", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    return {row[1].strip().strip("`"): row[2].strip() for row in rows}
+
+
+def test_switching_off_any_rule_the_search_can_exercise_changes_a_ruling() -> None:
+    """Observability: each rule group of the newest version that a proposal can switch
+    off changes some ruling (a value, or the rules cited) that `impact --exhaustive
+    --change` finds at impact's default bounds, except the rules listed and argued in
+    docs/research.md -- and each of those changes nothing there."""
+    from mtgcontrol.cli import build_parser
+    from mtgcontrol.engine.proposals import switchable_groups
+    from mtgcontrol.research.differences import Observed, switch_off_each
+
+    args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
+    version = catalog.newest()
+    rules = {r.group: r.number for r in version.rules if r.group in switchable_groups()}
+    found, _cpu = switch_off_each(Bounds(args.players, args.objects, args.effects), version,
+                                  sorted(rules), workers=1)
+    assert all(seen is None or isinstance(seen, Observed) for seen in found.values())
+    silent = {rules[g] for g, seen in found.items() if seen is None}
+    documented = _unobservable_documented()
+    assert all(documented.values()), "each rule listed has its reason"
+    assert silent == set(documented), (
+        f"changes nothing but not listed: {sorted(silent - set(documented))}; listed but "
+        f"observed: {sorted(set(documented) - silent)}")
+    # A witness is a snapshot the engine judges differently with the group off.
+    for group, seen in found.items():
+        if isinstance(seen, Observed) and rules[group] in ("109.5", "613.1b", "800.4a"):
+            assert seen.meaning, group  # "you", layer 2 and leaving change values
+            base = adjudicate(seen.doc)
+            off = adjudicate(seen.doc, changes=[f'off("{group}").'])
+            assert base.to_dict() != off.to_dict(), group

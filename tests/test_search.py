@@ -530,3 +530,24 @@ def test_an_ordering_reduction_that_forgets_a_comparison_is_found() -> None:
                              settings=Settings(generator=text), orderings=True)[0]
     assert verdict.word() == "fails" and verdict.size == 3
     assert any("same_timestamp" in f["what"] for f in verdict.failures or ())
+
+
+def test_a_proposal_is_searched_not_enumerated() -> None:
+    """verify --change and impact --exhaustive --change run the search: the proposal on
+    its slot only (impact's --to side), with the same verdicts as the enumeration and a
+    CPU time limit."""
+    off = 'off("111.2").'  # 2026: a token is owned by its creator; without it, by nobody
+    verdict = verify_one(Bounds(2, 1, 0), V2026, INVARIANTS["one-owner"], (off,))
+    assert verdict.word() == "fails" and verdict.size == 1 and verdict.reproduced
+    assert verdict.counterexample is not None
+    assert [o["kind"] for o in verdict.counterexample["objects"]] == ["token"]  # type: ignore[index,union-attr]
+    # The enumeration (the reference) sees the same: a no-owner violation.
+    assert ('violation no-owner', ('108.3',)) in research.verify(
+        Bounds(2, 1, 0), V2026, (off,)).violations
+    assert verify_one(Bounds(2, 1, 0), V2026, INVARIANTS["one-owner"]).holds
+    report = impact_search(Bounds(2, 1, 0), V2026, V2026, (off,))
+    assert report.proposal and report.exhausted_upto is None
+    assert ("owner", ("111.2",), ()) in {(r.kind.fact, r.kind.from_rules, r.kind.to_rules)
+                                         for r in report.kinds.values()}
+    stopped = impact_search(Bounds(2, 2, 2), V2026, V2026, (off,), limit=0.01)
+    assert stopped.exhausted_upto is not None and stopped.cpu_seconds is not None

@@ -11,6 +11,7 @@ reported one line per problem, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import time
@@ -296,7 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     bounds.add_argument("--change", metavar="FILE.lp", action="append", default=[],
                         help="a proposal file layered over the rules (repeatable)")
 
-    p = sub.add_parser("impact", parents=[bounds],
+    # Each command gets its own copy of the shared options: a command's set_defaults
+    # writes the defaults into its parents' actions, which would otherwise be shared
+    # (verify's bounds became impact's).
+    p = sub.add_parser("impact", parents=[copy.deepcopy(bounds)],
                        help="what changes between two CR versions (or with a proposal)",
                        description="Judge a corpus (JSON Lines) under two versions and report "
                                    "every snapshot and object whose owner, controller, fate, "
@@ -322,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "or 'local'); needs `pip install mtgcontrol[dask]`")
     p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
 
-    p = sub.add_parser("verify", parents=[bounds],
+    p = sub.add_parser("verify", parents=[copy.deepcopy(bounds)],
                        help="check that every permanent and spell gets exactly one controller",
                        description="Search every small snapshot within the bounds and report, "
                                    "with a minimal counterexample each, where the rules of a "

@@ -50,6 +50,7 @@ from .facts import (
 )
 from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
+from .slicing import Slicing, enabled
 from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot
 from .vocabulary import OUTPUTS
 
@@ -211,6 +212,8 @@ class Engine:
     # snapshots of ~100 facts (20 objects), ~40 of 80 objects, a few of 200
     # (docs/engine.md, "Memory").
     grounding_weight: int = 4 * 128 * 100 ** 2
+    # Ground only the statements that can fire on a grounding's facts (slicing.py).
+    slicing: bool = field(default_factory=enabled)
     phases: Phases = field(default_factory=Phases)
 
     def __post_init__(self) -> None:
@@ -221,6 +224,7 @@ class Engine:
         self._cache: OrderedDict[tuple[Any, str], list[Any]] = OrderedDict()
         self._program: list[ast.AST] | None = None  # parsed once, on first use
         self._lenses: dict[tuple[str, tuple[str, ...], str], list[ast.AST]] = {}
+        self._slicing: Slicing | None = None
         # The fast path writes only the card types some rule of the program names
         # (docs/engine.md); with proposals (which may read any type) every type.
         self.types = read_types(self.program_text) if not self.changes else KNOWN_TYPES
@@ -243,11 +247,27 @@ class Engine:
             self._lenses[key] = _parse(text)
         return self._lenses[key]
 
-    def add_program(self, ctl: clingo.Control, lens: Lens) -> None:
-        """The rules and ``lens``'s statements into ``ctl`` (benchmarks count its atoms)."""
+    def add_program(self, ctl: clingo.Control, lens: Lens, facts: str | None = None) -> None:
+        """The rules and ``lens``'s statements into ``ctl`` (benchmarks count its
+        atoms); given the grounding's fact text, only those that can fire on it."""
         with ast.ProgramBuilder(ctl) as builder:
-            for statement in (*self.parsed_program(), *self.parsed_lens(lens)):
+            for statement in self.statements(lens, facts):
                 builder.add(statement)
+
+    def statements(self, lens: Lens, facts: str | None = None) -> list[ast.AST]:
+        """The rules and ``lens``'s statements; with ``facts`` (and ``slicing``) the
+        ones that can fire on them: the same answer (slicing.py, docs/engine.md)."""
+        if facts is None or not self.slicing:
+            return [*self.parsed_program(), *self.parsed_lens(lens)]
+        return self.slicer().kept(lens.program_key, self.parsed_lens(lens), facts)
+
+    def slicer(self) -> Slicing:
+        """The rules read for slicing, once (a proposal's statements always kept)."""
+        if self._slicing is None:
+            keep = frozenset(map(str, _parse("\n".join(self.changes)))) if self.changes \
+                else frozenset()
+            self._slicing = Slicing(self.parsed_program(), keep)
+        return self._slicing
 
     # --- judging -----------------------------------------------------------------
     def frame(self, doc: dict[str, Any], version: catalog.Version, raw: bool = False,
@@ -342,9 +362,9 @@ class Engine:
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _c, text: messages.append(text))
         try:
-            self.add_program(ctl, lens)
-            ctl.add("base", [], "\n".join(text.replace("(#", f"({s}")
-                                          for s, text in enumerate(fact_texts)))
+            facts = "\n".join(text.replace("(#", f"({s}") for s, text in enumerate(fact_texts))
+            self.add_program(ctl, lens, facts)
+            ctl.add("base", [], facts)
             ph.parse += time.process_time() - start
             start = time.process_time()
             ground(ctl, [("base", [])])  # a signal is served at once (interrupts.py)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import clingo
@@ -250,42 +250,65 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
                               tuple(sorted(right, key=_rule_key)))
 
 
+@dataclass(frozen=True)
+class Observed:
+    """What switching one group off changes within the bounds: ``meaning`` True when
+    some value of a ruling changes (else only the rules cited), with the size and
+    snapshot of a smallest witness; ``stopped`` when the budget ran out first."""
+
+    meaning: bool
+    size: int
+    doc: dict[str, object]
+
+
 @dataclass
 class ObservedTask:
-    """For each group: the smallest snapshot within the bounds whose ruling changes when
-    the group is switched off (None: none).  One grounding for every group: the
-    switch is an external (``xoff/1``) of a proposal applied to slot 1."""
+    """For each group: a smallest snapshot within the bounds whose ruling changes in
+    value when the group is switched off, else one whose citations change (None:
+    neither).  One grounding for every group: the switch is an external (``xoff/1``)
+    of a proposal applied to slot 1, and "a value differs" another (``xvalue``)."""
 
     number: int
     program: SearchProgram
     groups: tuple[str, ...]
     budget: float | None = None
 
-    def run(self, groundings: Groundings, budget: Budget) -> dict[str, Any]:
+    def run(self, groundings: Groundings, budget: Budget
+            ) -> tuple[dict[str, Observed | None | str], float]:
         del groundings
         search = self.program.ground()
-        out: dict[str, Any] = {}
+        value = clingo.Function("xvalue")
+        out: dict[str, Observed | None | str] = {}
         for group in self.groups:
             switch = clingo.Function("xoff", [clingo.String(group)])
             search.ctl.assign_external(switch, True)
+            out[group] = None
             try:
-                found = search.first(1, None, "", budget)
+                for meaning in (True, False):
+                    search.ctl.assign_external(value, meaning)
+                    found = search.first(1, None, "", budget)
+                    if found is not None:
+                        out[group] = Observed(meaning, found.size, found.doc)
+                        break
             except Stopped:
                 out[group] = "stopped"
-            else:
-                out[group] = None if found is None else (found.size, found.doc)
             search.ctl.assign_external(switch, False)
-        return out
+        return out, budget.spent()
 
 
 def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[str],
-                    limit: float | None = None, workers: int = 0) -> dict[str, Any]:
-    """For each group of ``version``, a smallest witness (size, snapshot) of a difference
-    that switching it off makes, as `impact --exhaustive --change` would find it first
-    (the same program), or None where there is none within ``bounds``."""
+                    limit: float | None = None, workers: int = 0
+                    ) -> tuple[dict[str, Observed | None | str], float]:
+    """For each group of ``version``, a smallest witness of a difference that switching
+    it off makes (one in value if there is one), as `impact --exhaustive --change`
+    would find it (the same program); None where there is none within ``bounds``,
+    "stopped" where ``limit`` (CPU seconds) ran out first.  With the search's CPU
+    seconds."""
     externals = "\n".join(f"#external xoff({clingo.String(g)})." for g in groups)
     proposal = externals + "\noff(G) :- xoff(G)."
     program = impact_program(bounds, version, version, (proposal,))
+    program = replace(program, goal=program.goal + "\n#external xvalue.\n"
+                      ":- xvalue, pick(K), not vdiff(K).")
     task = ObservedTask(0, program, tuple(groups), limit)
     work = runner(min(workers, 1))
     try:
@@ -294,4 +317,5 @@ def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[s
         work.close()
     if isinstance(result, Failure):
         raise RuntimeError(f"observability search: {result.message}")
-    return dict(result)
+    found, cpu = result
+    return dict(found), cpu
