@@ -163,6 +163,18 @@ def impact_program(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
                          generator=generator_text())
 
 
+def _run_alone(task: Any, what: str, workers: int, dask: str | None = None) -> Any:
+    """Run one task on one worker process (none with ``workers`` 0, in this process)."""
+    work = runner(min(workers, 1), dask)
+    try:
+        result = run_one(work, task)
+    finally:
+        work.close()
+    if isinstance(result, Failure):
+        raise RuntimeError(f"{what}: {result.message}")
+    return result
+
+
 def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
                   changes: Sequence[str] = (), quiet: bool = True,
                   limit: float | None = None, cones: bool = True, workers: int = 0,
@@ -180,13 +192,7 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     task = ImpactTask(0, impact_program(bounds, v1, v2, changes, cones), limit,
                       f"impact {v1.name} -> {v2.name}{' + proposal' if changes else ''}, ",
                       quiet)
-    work = runner(min(workers, 1), dask)
-    try:
-        result = run_one(work, task)
-    finally:
-        work.close()
-    if isinstance(result, Failure):
-        raise RuntimeError(f"impact search: {result.message}")
+    result = _run_alone(task, "impact search", workers, dask)
     report.exhausted_upto = result.exhausted_upto
     report.per_size = result.per_size
     witnesses = [Found(size, doc, [clingo.parse_term(a) for a in atoms])
@@ -310,12 +316,5 @@ def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[s
     program = replace(program, goal=program.goal + "\n#external xvalue.\n"
                       ":- xvalue, pick(K), not vdiff(K).")
     task = ObservedTask(0, program, tuple(groups), limit)
-    work = runner(min(workers, 1))
-    try:
-        result = run_one(work, task)
-    finally:
-        work.close()
-    if isinstance(result, Failure):
-        raise RuntimeError(f"observability search: {result.message}")
-    found, cpu = result
+    found, cpu = _run_alone(task, "observability search", workers)
     return dict(found), cpu
