@@ -448,7 +448,8 @@ def test_a_cone_that_misses_a_dependency_is_found() -> None:
     assert broken.cone == "broken"
     verdict = verify_version(Bounds(2, 1, 1), V2026, [broken], locality=True)[0]
     assert verdict.word() == "fails" and verdict.size == 2
-    assert verdict.failures == [{"what": "failure stolen differs", "object": "o1"}]
+    # (the facts that differ between the snapshot and its cone are listed too)
+    assert {"what": "failure stolen differs", "object": "o1"} in (verdict.failures or [])
     sound = Invariant("controlled-by-owner", "Controlled by its owner",
                       "% locality: cone\n" + STOLEN)
     assert verify_version(Bounds(2, 1, 1), V2026, [sound], locality=True)[0].holds
