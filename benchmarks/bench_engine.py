@@ -6,10 +6,12 @@
     python benchmarks/bench_engine.py cost   [--per-cell 20]
     python benchmarks/bench_engine.py extremes
     python benchmarks/bench_engine.py effects [--n 200]
-    python benchmarks/bench_engine.py differential [--snapshots 100000]
+    python benchmarks/bench_engine.py differential [--snapshots 100000] [--phasing | --crowded]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
     python benchmarks/bench_engine.py dask  [--snapshots 2000] [--workers 2] [--rounds 2]
+                                            [-- BATCH-OPTIONS]
+    python benchmarks/bench_engine.py cluster [--snapshots 1000000] [--sample 100000]
 
 The corpus is ``make_corpus.realistic``: 20-object snapshots, 2-6 players, 0-8
 effects (seeded: the same snapshots every run).  ``rates`` judges one file with
@@ -21,8 +23,10 @@ end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
 ``floor`` prints what judging costs at the least, in CPU seconds of one process,
 against the per-snapshot budget the rate target leaves each worker.
 ``dask`` judges one corpus with ``batch --workers N`` and ``batch --dask local
---workers N``, alternating, and prints both rates (wall and CPU of the process tree)
-and their ratio (issue 25's target: Dask at least 0.8x).
+--workers N``, alternating, and prints both rates (wall and CPU of the process tree),
+their CPU efficiency and peak memory (RSS and PSS of the tree) and whether the outputs
+are the same bytes.  ``cluster`` judges a corpus on a Dask cluster of separate
+processes (``dask scheduler``, ``dask worker``) and compares a sample with ``--workers 2``.
 Figures only, no assertion; the machine may be shared (say so when recording).
 """
 
@@ -33,6 +37,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -176,6 +181,62 @@ def ground_atoms(engine, texts: list[str], size: int = 128) -> float:  # noqa: A
     return atoms / len(texts)
 
 
+CONSTANT = re.compile(r"[a-z_][A-Za-z0-9_]*")
+
+
+def atom_text(pred: str, args: tuple) -> str:
+    """A shown atom as a fact with '#' for the snapshot number (strings that are
+    no clingo constant, i.e. rule numbers, quoted)."""
+    return f"{pred}(#," + ",".join(
+        str(a) if isinstance(a, int) or CONSTANT.fullmatch(a) else f'"{a}"' for a in args) + ")."
+
+
+def ruling_floor(engine, lines: list[str]) -> float:  # noqa: ANN001
+    """CPU seconds per snapshot of every Python step of a judging (JSON parse,
+    validation, frame, read-back, ruling, output) with clingo given each
+    snapshot's shown atoms as facts (no rule work), in the engine's groundings.
+    The atoms are the engine's (from its cache: judge the lines first)."""
+    import clingo
+
+    from mtgcontrol.engine.api import version_for
+    from mtgcontrol.engine.ruling import build_ruling
+    from mtgcontrol.engine.solve import atoms_by_snapshot
+    from mtgcontrol.engine.validate import problems
+
+    try:  # the engine's own read-back (an older engine reads the symbols themselves)
+        from mtgcontrol.engine.solve import shown_texts  # type: ignore[attr-defined]
+    except ImportError:
+        def shown_texts(model):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN202
+            return model.symbols(shown=True)
+
+    docs = [json.loads(line) for line in lines]
+    frames = [engine.frame(d, version_for(d, None, "floor")) for d in docs]
+    found = engine.atoms_of(frames)
+    facts = {f.facts: "\n".join(atom_text(p, a) for p, a in atoms)
+             for f, atoms in zip(frames, found, strict=True)}
+    shown = sorted({(p, len(a) + 1) for atoms in found for p, a in atoms})
+    program = "#show.\n" + "\n".join(f"#show {p}/{n}." for p, n in shown)
+    begin = time.process_time()
+    docs = [json.loads(line) for line in lines]
+    frames = []
+    for d in docs:
+        assert not problems(d, "floor")
+        frames.append(engine.frame(d, version_for(d, None, "floor")))
+    out = []
+    for chunk in engine.groundings([f.facts for f in frames]):
+        ctl = clingo.Control(["--warn=none"])
+        ctl.add("base", [], program)
+        ctl.add("base", [], "\n".join(facts[t].replace("(#", f"({s}") for s, t in enumerate(chunk)))
+        ctl.ground([("base", [])])
+        with ctl.solve(yield_=True) as handle:
+            by_snapshot = atoms_by_snapshot(shown_texts(next(iter(handle))))
+        out.extend(by_snapshot.get(s, []) for s in range(len(chunk)))
+        del ctl, handle
+    for f, atoms in zip(frames, out, strict=True):
+        build_ruling(f.doc, f.version.name, atoms, f.names, f.clock).to_json()
+    return (time.process_time() - begin) / len(lines)
+
+
 def cmd_phases(args: argparse.Namespace) -> None:
     """CPU time per phase (one process), the facts floor of the same snapshots
     in the same run, and the ground atoms per snapshot."""
@@ -215,6 +276,9 @@ def cmd_phases(args: argparse.Namespace) -> None:
     floor = facts_floor(texts)
     print(f"{'facts floor':>14}: {floor * 1e3:7.3f} ms/snapshot (clingo reading the facts, "
           f"no rule); total = {total / n / floor:.1f}x the floor")
+    ruling = ruling_floor(engine, lines)
+    print(f"{'ruling floor':>14}: {ruling * 1e3:7.3f} ms/snapshot (the ruling's atoms as facts, "
+          f"every Python step); total = {total / n / ruling:.2f}x the ruling floor")
     if args.atoms:
         print(f"{'ground atoms':>14}: {ground_atoms(engine, texts):9.0f} per snapshot")
 
@@ -361,6 +425,8 @@ def cmd_differential(args: argparse.Namespace) -> None:
         chunk = min(1000, args.snapshots - total)
         if args.phasing:
             docs = [make.phasing_game(rng, total + i) for i in range(chunk)]
+        elif args.crowded:
+            docs = [make.crowded_game(rng, total + i) for i in range(chunk)]
         else:
             docs = [make.realistic(rng, total + i) if i % 2
                     else make.Builder(rng, total + i).build() for i in range(chunk)]
@@ -456,20 +522,43 @@ def cmd_floor(args: argparse.Namespace) -> None:
               f"({seconds / budget:.1f}x the budget)")
 
 
-def cpu_run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds of the command's whole process tree (sampled every
-    0.2 s, so the last moments of a short-lived process may be missed)."""
+def _pss(pid: int) -> int:
+    """Proportional set size (bytes): resident pages, each shared page divided among
+    the processes sharing it (forked workers share their parent's pages)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_run(cmd: list[str]) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds, peak resident bytes and peak proportional set size
+    of the command's whole process tree (sampled every 0.2 s, so the last moments of
+    a short-lived process may be missed).  Resident bytes count a page shared by a
+    forked worker and its parent twice; the proportional set size once."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (read only if the command fails)
+    proc = subprocess.Popen(cmd, stderr=errors)
     tree = load("bench_memory")._tree  # pid -> (resident bytes, CPU ticks), from /proc
     seen: dict[int, float] = {}  # a process that ended keeps its last figure
+    peak = peak_pss = 0
     while proc.poll() is None:
-        seen.update((pid, ticks / os.sysconf("SC_CLK_TCK"))
-                    for pid, (_rss, ticks) in tree(proc.pid).items())
+        found = tree(proc.pid)
+        seen.update((pid, ticks / os.sysconf("SC_CLK_TCK")) for pid, (_rss, ticks) in found.items())
+        peak = max(peak, sum(rss for rss, _ticks in found.values()))
+        peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
         time.sleep(0.2)
+    errors.seek(0)
+    tail = errors.read().decode(errors="replace").splitlines()[-20:]
+    errors.close()
     if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
-    return time.perf_counter() - start, sum(seen.values())
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}); its last error lines:\n"
+                         + "\n".join(tail))
+    return time.perf_counter() - start, sum(seen.values()), peak, peak_pss
 
 
 def cmd_dask(args: argparse.Namespace) -> None:
@@ -482,18 +571,122 @@ def cmd_dask(args: argparse.Namespace) -> None:
         kinds = {"--workers": [], "--dask local": ["--dask", "local"]}
         walls: dict[str, list[float]] = {k: [] for k in kinds}
         cpus: dict[str, list[float]] = {k: [] for k in kinds}
+        peaks: dict[str, list[int]] = {k: [] for k in kinds}
+        psss: dict[str, list[int]] = {k: [] for k in kinds}
         for _ in range(args.rounds):
             for kind, extra in kinds.items():
-                seconds, cpu = cpu_run([*batch_cmd(path, args.workers), *extra])
+                out = str(Path(tmp) / f"{kind.strip('-').replace(' ', '-')}.jsonl")
+                seconds, cpu, peak, pss = cpu_run([*batch_cmd(path, args.workers, out), *extra,
+                                                   *args.extra])
                 walls[kind].append(seconds)
                 cpus[kind].append(cpu)
+                peaks[kind].append(peak)
+                psss[kind].append(pss)
         for kind in kinds:
-            wall, cpu = min(walls[kind]), min(cpus[kind])
+            wall, cpu, peak, pss = (min(walls[kind]), min(cpus[kind]), max(peaks[kind]),
+                                    max(psss[kind]))
             print(f"batch {kind} {args.workers}: {args.snapshots / wall:8.1f} snapshots/s "
-                  f"(best wall {wall:.1f} s of {args.rounds}; CPU {cpu:.1f} s)")
+                  f"(best wall {wall:.1f} s of {args.rounds}; CPU {cpu:.1f} s, "
+                  f"{args.snapshots / cpu:.1f} snapshots per CPU second; "
+                  f"peak of the tree: RSS {peak / 2**20:.0f} MB, PSS {pss / 2**20:.0f} MB)")
+        same = (Path(tmp) / "workers.jsonl").read_bytes() == \
+            (Path(tmp) / "dask-local.jsonl").read_bytes()
+        print(f"outputs byte-identical: {same}")
         ratio = min(walls["--workers"]) / min(walls["--dask local"])
-        print(f"ratio (dask / workers), wall: {ratio:.2f}x (target >= 0.8x); CPU: "
-              f"{min(cpus['--workers']) / min(cpus['--dask local']):.2f}x")
+        print(f"ratio (dask / workers), wall: {ratio:.2f}x; CPU efficiency: "
+              f"{min(cpus['--workers']) / min(cpus['--dask local']):.2f}x (target >= 0.8x); "
+              f"memory (PSS): {max(psss['--dask local']) / max(psss['--workers']):.2f}x "
+              f"(target <= 1.3x; RSS {max(peaks['--dask local']) / max(peaks['--workers']):.2f}x); "
+              f"load {os.getloadavg()[0]:.1f}")
+
+
+# Dask's configuration for a cluster that judges snapshots: what --dask local sets in
+# its own process (the scheduler's machine watch every 5 s, event loop ticks every
+# second, no statistical profiler in the workers); the workers load
+# mtgcontrol.batch.dask_worker as they start (a warm engine, quieter monitors).
+CLUSTER_ENV = {"DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
+               "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+               "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+
+
+def cmd_cluster(args: argparse.Namespace) -> None:
+    """A run on a Dask cluster of separate processes, as a user's cluster is: one
+    ``dask scheduler``, ``--workers`` times ``dask worker`` (a nanny and a worker each,
+    one thread, ``--preload mtgcontrol.batch.dask_worker``), and ``mtgcontrol batch
+    --dask ADDRESS`` as the client.  Prints its time, CPU and peak memory (RSS and PSS
+    of every process of the cluster and the client, sampled every second) and the
+    progress every minute; then judges the first ``--sample`` lines with ``batch
+    --workers 2`` and compares the bytes."""
+    dask_cli = str(Path(sys.executable).with_name("dask"))
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        path = Path(args.corpus) if args.corpus else Path(tmp) / "corpus.jsonl"
+        if not args.corpus:
+            start = time.perf_counter()
+            write_corpus(path, args.snapshots, args.seed)
+            print(f"corpus of {args.snapshots} snapshots written in "
+                  f"{time.perf_counter() - start:.0f} s ({path.stat().st_size / 2**20:.0f} MB)",
+                  flush=True)
+        env = {**os.environ, **CLUSTER_ENV}
+        file = Path(tmp) / "scheduler.json"
+        scheduler = subprocess.Popen(
+            [dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(file)], env=env, stderr=subprocess.DEVNULL)
+        while not file.exists():
+            time.sleep(0.2)
+        time.sleep(0.5)
+        address = json.loads(file.read_text())["address"]
+        workers = [subprocess.Popen(
+            [dask_cli, "worker", address, "--nworkers", "1", "--nthreads", "1",
+             "--no-dashboard", "--preload", "mtgcontrol.batch.dask_worker"],
+            env=env, stderr=subprocess.DEVNULL) for _ in range(args.workers)]
+        out = Path(tmp) / "dask.jsonl"
+        tree = load("bench_memory")._tree
+        seen: dict[int, float] = {}
+        peak = peak_pss = 0
+        start = time.perf_counter()
+        client = subprocess.Popen([*mtgcontrol(), "batch", str(path), "-o", str(out),
+                                   "--dask", address, "--workers", str(args.workers)],
+                                  stderr=subprocess.DEVNULL, env=env)
+        last_report = start
+        try:
+            while client.poll() is None:
+                found: dict[int, tuple[int, int]] = {}
+                for root in (scheduler, *workers, client):
+                    found.update(tree(root.pid))
+                seen.update((pid, ticks / os.sysconf("SC_CLK_TCK"))
+                            for pid, (_rss, ticks) in found.items())
+                peak = max(peak, sum(rss for rss, _ in found.values()))
+                peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
+                if time.perf_counter() - last_report >= 60:
+                    last_report = time.perf_counter()
+                    with out.open("rb") as f:
+                        done = sum(1 for _ in f)
+                    print(f"{done} lines in {last_report - start:.0f} s "
+                          f"({done / (last_report - start):.1f}/s; load "
+                          f"{os.getloadavg()[0]:.1f}); peak RSS {peak / 2**20:.0f} MB, "
+                          f"PSS {peak_pss / 2**20:.0f} MB", flush=True)
+                time.sleep(1.0)
+        finally:
+            wall = time.perf_counter() - start
+            for proc in (*workers, scheduler):
+                proc.terminate()
+            for proc in (*workers, scheduler):
+                proc.wait()
+        print(f"cluster run (scheduler, {args.workers} workers, client as separate processes): "
+              f"{args.snapshots} snapshots in {wall:.0f} s ({args.snapshots / wall:.1f}/s), "
+              f"CPU {sum(seen.values()):.0f} s, exit {client.returncode}; peak RSS of all its "
+              f"processes {peak / 2**20:.0f} MB, PSS {peak_pss / 2**20:.0f} MB", flush=True)
+        sample = Path(tmp) / "sample.jsonl"
+        with path.open("rb") as src, sample.open("wb") as dst:
+            for _, line in zip(range(args.sample), src, strict=False):
+                dst.write(line)
+        local = Path(tmp) / "local.jsonl"
+        seconds, cpu, rss, pss = cpu_run(batch_cmd(sample, 2, str(local)))
+        with out.open("rb") as f:
+            head = b"".join(line for _, line in zip(range(args.sample), f, strict=False))
+        print(f"batch --workers 2 on the first {args.sample} lines: {seconds:.0f} s, CPU "
+              f"{cpu:.0f} s, peak RSS {rss / 2**20:.0f} MB, PSS {pss / 2**20:.0f} MB; "
+              f"the cluster's lines byte-identical: {head == local.read_bytes()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -514,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "differential":
             p.add_argument("--phasing", action="store_true",
                            help="random games where permanents phase (make_corpus.phasing_game)")
+            p.add_argument("--crowded", action="store_true",
+                           help="many effects on one or two creatures (make_corpus.crowded_game)")
         if name == "run":
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--tmp", default=None, help="where to write the corpus")
@@ -537,7 +732,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("extra", nargs="*", help="more batch options for both runs (after --)")
     p.set_defaults(func=cmd_dask)
+    p = sub.add_parser("cluster")
+    p.add_argument("--snapshots", type=int, default=1_000_000)
+    p.add_argument("--sample", type=int, default=100_000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--corpus", default=None, help="judge this file instead of writing one")
+    p.add_argument("--tmp", default=None, help="where to write the corpus and the rulings")
+    p.set_defaults(func=cmd_cluster)
     p = sub.add_parser("effects")
     p.add_argument("--n", type=int, default=200)
     p.set_defaults(func=cmd_effects)

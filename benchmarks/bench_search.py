@@ -262,7 +262,7 @@ def main() -> int:
                         help="with --sizes: how the invariant is searched (default: cone)")
     parser.add_argument("--all-orderings", action="store_true",
                         help="with --sizes: every time ordering, not one representative "
-                             "per class (the baseline of issue 20 item 3)")
+                             "per class (the baseline the reduction is measured against)")
     parser.add_argument("--threads", type=int, default=1, help="solver threads per task")
     parser.add_argument("--workers", type=int, default=2, help="verify's worker processes")
     parser.add_argument("--dask", default=None, help="verify on Dask: local or an address")

@@ -6,7 +6,7 @@ For a differential run (`mtgcontrol batch INPUT -o NEW` against a reference
 output of another commit): one line per differing line number with the ruling
 keys that differ and the classes of the snapshot that can explain it, then a
 count per class.  A class names the rules change that can reach such a
-snapshot (the issue items of the fidelity round that changed rulings); a line
+snapshot (the rules changes that changed rulings); a line
 no class explains is `UNEXPLAINED`, and the exit code is 1 when there is one.
 Reads the three files line by line, side by side (flat memory).
 """

@@ -386,6 +386,112 @@ def phasing_game(rng: random.Random, n: int) -> dict[str, Any]:
             "objects": objects, "effects": effects}
 
 
+CROWDED_DURATIONS = ("indefinite", "indefinite", "end-of-turn", "while-you-control-source",
+                     "while-source-on-battlefield", "while-source-tapped", "while-attached",
+                     "while-enchanted", "until-your-next-turn", "until-end-of-your-next-turn")
+
+
+def crowded_game(rng: random.Random, n: int) -> dict[str, Any]:
+    """A game for the many-effects differential: one or two creatures that many
+    control effects name -- steals from spells and from permanents (which may
+    leave, be tapped, or be stolen themselves), with every duration, some sharing
+    a timestamp; control Auras attached to them (some leaving, one face down or
+    turned face up); a static effect naming them from a plain permanent; turns
+    recorded; sometimes a player who left."""
+    players: list = list(PHASING_PLAYERS)
+    if rng.random() < 0.2:
+        players[2] = {"id": "carol", "left_at": rng.randint(20, 60)}
+    now = 80
+    game = _Crowd(rng, now)
+    creatures = [f"c{i}" for i in range(rng.randint(1, 2))]
+    for c in creatures:
+        game.permanent(c, rng.randint(1, 5), ["creature"])
+    sources = [f"m{i}" for i in range(rng.randint(1, 2))]
+    for m in sources:
+        extra: dict[str, Any] = {}
+        if rng.random() < 0.5:
+            extra = {"tapped": rng.random() < 0.7, "tapped_since": rng.randint(6, 50)}
+        game.permanent(m, rng.randint(1, 10), ["creature"], **extra)
+    game.statics(creatures)
+    game.steals(creatures, sources)
+    turns = [{"player": PHASING_PLAYERS[i % 3], "from": f} for i, f in enumerate(range(0, now, 9))]
+    return {"id": f"crowded{n}", "players": players, "active_player": "alice", "now": now,
+            "turns": turns, "objects": game.objects, "effects": game.effects}
+
+
+class _Crowd:
+    """The objects and effects of one crowded game, as they are made."""
+
+    def __init__(self, rng: random.Random, now: int) -> None:
+        self.rng, self.now = rng, now
+        self.objects: list[dict] = []
+        self.effects: list[dict] = []
+
+    def owner(self) -> str:
+        return PHASING_PLAYERS[self.rng.randrange(3)]
+
+    def permanent(self, oid: str, at: int, types: list[str], **extra: Any) -> dict:
+        who = self.owner()
+        obj = {"id": oid, "kind": "card", "zone": "battlefield", "types": types,
+               "start": {"zone": "library", "player": who}, "entered": {"at": at, "under": who},
+               **extra}
+        if self.rng.random() < 0.15:
+            obj["zone"] = "graveyard"
+            obj["left_battlefield"] = {"at": self.rng.randint(at + 1, self.now - 1)}
+            if "attached_to" in obj:
+                obj["left_battlefield"]["attached_to"] = obj.pop("attached_to")
+        self.objects.append(obj)
+        return obj
+
+    def statics(self, creatures: list[str]) -> None:
+        """Control Auras on the creatures, and a static effect naming one."""
+        rng = self.rng
+        for k in range(rng.randint(0, 3)):
+            at = rng.randint(3, 60)
+            extra: dict[str, Any] = {"attached_to": rng.choice(creatures)}
+            if rng.random() < 0.2:
+                extra["turned_face_up_at"] = rng.randint(at, 70)
+            elif rng.random() < 0.1:
+                extra["face_down"] = True
+            self.permanent(f"a{k}", at, ["enchantment", "aura"], **extra)
+            self.effects.append({"id": f"ea{k}", "kind": "control", "origin": "static",
+                                 "source": f"a{k}", "attached": True, "timestamp": at})
+        if rng.random() < 0.3:
+            at = rng.randint(3, 60)
+            self.permanent("lord", at, ["enchantment"])
+            self.effects.append({"id": "el", "kind": "control", "origin": "static",
+                                 "source": "lord", "objects": [rng.choice(creatures)],
+                                 "timestamp": at})
+
+    def steals(self, creatures: list[str], sources: list[str]) -> None:
+        """4-24 resolution effects, some sharing a timestamp, with every duration."""
+        rng = self.rng
+        ts = 4
+        for k in range(rng.randint(4, 24)):
+            if rng.random() > 0.2:
+                ts += rng.randint(1, 3)
+            caster = self.owner()
+            if rng.random() < 0.7:
+                source = f"s{k}"
+                self.objects.append({"id": source, "kind": "card", "zone": "graveyard",
+                                     "types": ["sorcery"],
+                                     "start": {"zone": "library", "player": caster},
+                                     "put_on_stack": {"at": ts - 1, "by": caster}})
+            else:
+                source = rng.choice(sources + creatures)
+            effect: dict = {"id": f"e{k}", "kind": "control", "origin": "resolution",
+                            "source": source, "objects": [rng.choice(creatures)],
+                            "timestamp": ts}
+            if source.startswith("s") or rng.random() < 0.5:
+                effect["player"] = caster
+            duration = rng.choice(CROWDED_DURATIONS)
+            if duration != "indefinite":
+                effect["duration"] = duration
+            if duration == "end-of-turn" or (duration == "indefinite" and rng.random() < 0.2):
+                effect["ended_at"] = ts + rng.randint(1, 8)
+            self.effects.append(effect)
+
+
 def broken(rng: random.Random, doc: dict[str, Any]) -> str:
     """A deliberately bad line."""
     how = rng.randrange(4)

@@ -6,7 +6,7 @@ encodings name (``on(S,"G")`` and other quoted group ids) is a catalog group;
 (c) every catalog rule is covered by a scenario under its version; (d) every
 number said to be in the extract is a rule line there; (e) no paraphrase occurs
 twice; (f) the encodings' group comments start with the catalog paraphrase and
-name only catalog groups; (g) the ids of issue 13's mapping stay.  Groups marked
+name only catalog groups; (g) the ids of the old-id mapping stay.  Groups marked
 ``unencoded`` are in scope but not expressible in snapshot/1: they need no
 encoding and no scenario.
 """
@@ -168,9 +168,9 @@ def test_group_comments_start_with_the_catalog_paraphrase() -> None:
                      "(one text: change the comment or the catalog):" + _list(bad))
 
 
-def test_ids_of_issue_13_stay() -> None:
-    """rules/ids-before-13.tsv maps the group ids used before issue 13 (still the asp
-    strings) to stable ids: those must not change, whatever is renumbered."""
+def test_old_ids_stay() -> None:
+    """rules/ids-before-13.tsv maps the group ids used before the catalog named groups
+    (still the asp strings) to stable ids: those must not change, whatever is renumbered."""
     rows = [line.split("\t") for line in
             (ROOT / "rules" / "ids-before-13.tsv").read_text(encoding="utf-8").splitlines()
             if line and not line.startswith("#")]

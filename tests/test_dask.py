@@ -174,9 +174,8 @@ def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
     target = tmp_path / "dask.jsonl"
     # a run with a worker killed is the one where Dask has most to warn about
     proc = start_dask_batch(source, target, 3)
-    listening = {c.laddr.port for p in [psutil.Process(proc.pid), *psutil.Process(
-        proc.pid).children(recursive=True)] for c in p.net_connections("tcp")
-        if c.status == psutil.CONN_LISTEN}
+    listening = {port for p in [psutil.Process(proc.pid), *psutil.Process(
+        proc.pid).children(recursive=True)] for port in listening_ports(p)}
     dask_workers(proc.pid)[0].kill()
     _, stderr = proc.communicate(timeout=PATIENCE)
     assert 8787 not in listening  # Dask's dashboard port
@@ -184,6 +183,16 @@ def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
     assert target.read_bytes() == expected
     assert stderr.strip().splitlines() == [stderr.strip().splitlines()[-1]], stderr  # summary
     assert "distributed" not in stderr and "Warning" not in stderr, stderr
+
+
+def listening_ports(process: psutil.Process) -> set[int]:
+    """The TCP ports ``process`` listens on; none if it has ended meanwhile (a worker
+    judges each partition in a short-lived child forked from it)."""
+    try:
+        return {c.laddr.port for c in process.net_connections("tcp")
+                if c.status == psutil.CONN_LISTEN}
+    except psutil.NoSuchProcess:
+        return set()
 
 
 def run_losing_every_worker(runner: DaskRunner, close_workers: Callable[[], None],

@@ -5,8 +5,8 @@ snapshots judged before answered from the cache, objects derived at their event
 points only (docs/engine.md, Grounding items 8-13).  Plain (``fast=False``): raw
 timestamps, every type, no cache, every object at every time point
 (``every_time_point.``).  Compared on 1,300 generated snapshots (the benchmark
-generator: 1,000 small ones and 300 realistic 20-object ones, three times dearer each) and
-on every scenario file; and
+generator: 1,000 small ones and 300 realistic 20-object ones, three times dearer each), on
+300 crowded games (many effects on one or two creatures) and on every scenario file; and
 a ruling is the same alone, in any batch, with any batch size.
 """
 
@@ -65,6 +65,21 @@ def test_fast_and_plain_paths_agree_on_generated_snapshots(generated: list[dict]
     version = catalog.newest()
     assert sum(Frame.of(d, version, True).clock is not PLAIN_CLOCK for d in generated) > \
         0.75 * len(generated)
+
+
+def test_fast_and_plain_paths_agree_on_crowded_objects() -> None:
+    """Many control effects on one or two creatures (``make_corpus.crowded_game``):
+    candidates decided at their own points only (docs/engine.md, Grounding item
+    15) against every candidate at every time point."""
+    make = corpus_module()
+    rng = random.Random(33)
+    docs = [make.crowded_game(rng, n) for n in range(300)]
+    fast = rulings(docs, fast=True)
+    plain = rulings(docs, fast=False)
+    differ = [docs[i]["id"] for i, (a, b) in enumerate(zip(fast, plain, strict=True)) if a != b]
+    assert not differ, f"{len(differ)} snapshot(s) differ, e.g. {differ[:5]}"
+    assert sum('"objects"' in r for r in fast) == len(docs)  # every game is judged
+    assert sum(len(d["effects"]) >= 12 for d in docs) > 100
 
 
 def test_fast_and_plain_paths_agree_on_every_scenario() -> None:

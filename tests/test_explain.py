@@ -244,7 +244,7 @@ def _losses(exp: Explained, oid: str) -> dict[str, list[tuple[str, list[str]]]]:
 ])
 def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: str, code: str,
                                path: str) -> None:
-    """Issue 7's reasons an effect loses, each with its code and snapshot facts."""
+    """The reasons an effect loses, each with its code and snapshot facts."""
     for lang in ("en", "fr", "it"):
         exp = explain(_scenario(rel, version), lang=lang)
         found = dict(_losses(exp, oid)[effect])
@@ -368,7 +368,7 @@ def test_undecided_source_and_loop_with_a_player_gone() -> None:
 
 @pytest.mark.parametrize("version", ["2012-10-01", "2026-08-07"])
 def test_loop_effect_waits_for_a_later_steal_once_the_first_is_applied(version: str) -> None:
-    """Issue 21, 613.8b/613.8c: after the loop's first effect (e1) is applied, e2 is no
+    """613.8b/613.8c: after the loop's first effect (e1) is applied, e2 is no
     longer in a loop and waits for carol's steal of its source; said in each language."""
     texts = set()
     for lang in ("en", "fr", "it"):
@@ -384,7 +384,7 @@ def test_loop_effect_waits_for_a_later_steal_once_the_first_is_applied(version: 
 
 
 def test_tied_loop_agreeing_on_an_object_that_is_no_source() -> None:
-    """Issue 21 item 5: c is no effect's source; every order of the tied loop ends with
+    """613.8b with 613.7m: c is no effect's source; every order of the tied loop ends with
     bob controlling it, and the members whose player differs say so."""
     for lang in ("en", "fr", "it"):
         exp = explain(_scenario("layer2/325-tied-loop-agree-only-at-end-non-source.yaml"),

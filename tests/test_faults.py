@@ -1,5 +1,5 @@
 """Nothing lost, nothing hangs: a full disk, two runs on one output, resume on a changed
-input, .gz bytes across resume, an endless line (issue 22)."""
+input, .gz bytes across resume, an endless line."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def test_dev_zero_through_a_pipe_is_one_error_record(tmp_path: Path) -> None:
     assert sys.getsizeof(line) < 10_000
 
 
-# --- signals in any phase (issue 22 item 9) ----------------------------------------------------
+# --- signals in any phase ----------------------------------------------------------------------
 
 BIG_VERIFY = ["verify", "--players", "3", "--objects", "5", "--effects", "3", "--quiet"]
 """A search whose grounding alone takes well over a minute on this machine."""
@@ -257,7 +257,7 @@ def test_repeated_ctrl_c_while_batch_cleans_up_gives_130(tmp_path: Path) -> None
     assert target.read_bytes().endswith(b"\n")
 
 
-# --- runaway memory (issue 22 item 6) ------------------------------------------------------------
+# --- runaway memory ------------------------------------------------------------------------------
 
 def many_effects(n: int) -> dict:
     """One creature stolen back and forth ``n`` times: memory grows fast with ``n``."""

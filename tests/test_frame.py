@@ -1,4 +1,4 @@
-"""The one translation (engine.Frame, with provenance) and the one judging Control (issue 19)."""
+"""The one translation (engine.Frame, with provenance) and the one judging Control."""
 
 from __future__ import annotations
 
@@ -66,7 +66,9 @@ def test_causes_of_a_snapshot_with_a_control_player_effect() -> None:
 
 def test_one_judging_control() -> None:
     """clingo.Control is made in engine.py (judging), and by the generator and the
-    search programs of research (which judge no snapshot)."""
+    search programs of research and solve.py's check of a proposal file alone (which
+    judge no snapshot)."""
     found = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
                    if "clingo.Control(" in p.read_text(encoding="utf-8"))
-    assert found == ["engine/engine.py", "research/gen.py", "research/solver.py"]
+    assert found == ["engine/engine.py", "engine/solve.py", "research/gen.py",
+                     "research/solver.py"]

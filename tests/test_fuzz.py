@@ -1,24 +1,27 @@
 """Fuzzing: mutated examples give a ruling or input errors naming JSON paths, never a
 traceback; a fixed corpus of the nastiest cases found runs through batch; text output
-escapes every id it prints."""
+escapes every id it prints; hostile Forge files, res folders and zips, scenario YAML and
+proposal files end every command cleanly, reading nothing outside the folders given."""
 
 from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutations import mutate
+from mutations import SURFACES, Case, hostile_case, mutate, run_case
 
 from mtgcontrol import InputError, adjudicate
 from mtgcontrol.batch.judge import Settings, judge_lines
 from mtgcontrol.cli import main
 from mtgcontrol.present.text import ruling_table
 
-CORPUS = Path(__file__).resolve().parent / "data" / "fuzz-corpus.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "data" / "fuzz-corpus.jsonl"
 
 
 @settings(max_examples=15, deadline=None, database=None, derandomize=True,
@@ -143,3 +146,45 @@ def test_ids_with_control_characters_are_escaped_in_text(name: str) -> None:
         return
     for row in ruling_table(ruling).splitlines():
         assert row.isprintable(), row
+
+
+# --- Hostile files: Forge game files, res folders and zips, scenario YAML, proposals --------
+
+@pytest.mark.parametrize("surface", SURFACES)
+def test_hostile_files_end_cleanly_without_escaping(surface: str, tmp_path: Path) -> None:
+    """A few cases of each surface (benchmarks/fuzz.py runs thousands): each command ends
+    with exit 0, 1 or 2, no traceback, every line of standard error printable, and no
+    file opened outside the folders given or written outside the case's folder."""
+    for number in range(6):
+        case = hostile_case(random.Random(f"suite-{surface}-{number}"), surface)
+        outcome = run_case(case, tmp_path / str(number))
+        assert not outcome.bad, (case.applied, outcome)
+        assert outcome.seconds < 30, (case.applied, outcome.seconds)
+
+
+def test_the_hostile_file_checker_catches_what_it_looks_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_case itself: an escape, an exception and an unprintable line are each seen."""
+    reads_outside = Case("forge", ["reads the canary"], args=[
+        "adjudicate", "{case}/../outside/secret.yaml"])
+    outcome = run_case(reads_outside, tmp_path / "a")
+    assert any("outside/secret.yaml" in e for e in outcome.escapes), outcome
+    writes_outside = Case("proposal", ["writes beside"], files={"e.json": b"{}"}, args=[
+        "adjudicate", str(ROOT / "examples" / "01-mind-control.json"), "-o",
+        "{case}/../beside.json"])
+    assert any("(writing)" in e for e in run_case(writes_outside, tmp_path / "b").escapes)
+
+    def crash(_args: list[str]) -> int:
+        raise KeyError("boom")
+
+    monkeypatch.setattr("mtgcontrol.cli.main", crash)
+    assert run_case(Case("yaml", ["crash"], args=["test"]), tmp_path / "c").traceback == \
+        "KeyError: 'boom'"
+
+    def shout(_args: list[str]) -> int:
+        print("a\x1b[2Jb", file=sys.stderr)
+        return 2
+
+    monkeypatch.setattr("mtgcontrol.cli.main", shout)
+    assert run_case(Case("yaml", ["shout"], args=["test"]), tmp_path / "d").unprintable == \
+        ["a\x1b[2Jb"]

@@ -1,7 +1,7 @@
 """Citations stay put: for every scenario file under tests/scenarios and every
 supported CR version, every rule a ruling cites (each ``rule`` entry: where it
 sits, the fact or violation code it backs, the number) equals the golden record
-tests/data/citations.json, recorded before issue 13 moved the five per-version
+tests/data/citations.json, recorded before the catalog moved the five per-version
 catalogs into one; and each version's ``number/3`` table equals tests/data/numbering.lp.
 
 After a change that is meant to alter citations (a new rule group, a fixed

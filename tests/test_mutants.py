@@ -12,6 +12,7 @@ from mutant_set import FAMILIES, Mutant, applied, load_all, mutated_text
 
 from mtgcontrol import catalog
 from mtgcontrol.engine.api import engine_for
+from mtgcontrol.engine.ruling import EngineFault
 from mtgcontrol.research.proofs import builtin_invariants, reproduce
 
 MUTANTS = load_all()
@@ -35,7 +36,10 @@ def _ruling(m: Mutant, mutated: bool) -> dict[str, object]:
     version = catalog.resolve(m.rules)
     doc = {**m.witness, "id": m.id}
     changes = m.changes() if mutated else ()
-    ruling = engine_for(changes, fast=True).judge([(doc, version)])[0]
+    try:
+        ruling = engine_for(changes, fast=True).judge([(doc, version)])[0]
+    except EngineFault as fault:  # an undecided object: no-violation reads it as a failure
+        return {"engine_fault": str(fault)}
     return ruling.to_dict()  # type: ignore[union-attr]
 
 

@@ -182,7 +182,7 @@ def test_mutation_every_controller_expectation_can_fail(
 
 
 def test_history_agrees_with_controller(judged: list[tuple[Path, Scenario, Ruling]]) -> None:
-    """Every object's history, read at `now`, gives its controller (issue 7, item 11)."""
+    """Every object's history, read at `now`, gives its controller."""
     disagree = []
     for path, scenario, ruling in judged:
         now = scenario.snapshot.get("now", default_now(scenario.snapshot))

@@ -341,7 +341,7 @@ def test_window_finds_its_changes_each_under_its_rule(window: tuple[str, str]) -
 def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     """613.7f (613.6e in 2017) decides the order: the ruling cites it, so the cause
     from citations is that group, and the counterfactual attribution (switching
-    it off changes the controller) files it there too (issue 12, item 2)."""
+    it off changes the controller) files it there too."""
     from mtgcontrol.research.differences import attribute
     from mtgcontrol.research.views import Sides, compare, judge_pairs
 
@@ -371,7 +371,7 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
 
 
 # ---------------------------------------------------------------------------------
-# The generator's time domain (issue 20, item 1)
+# The generator's time domain
 
 
 def _count(program: str, cell: tuple[int, ...]) -> int:
@@ -417,7 +417,7 @@ def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> Non
 
 
 # ---------------------------------------------------------------------------------
-# Cones and the locality lemma (issue 20, item 2)
+# Cones and the locality lemma
 
 
 @pytest.mark.parametrize("bounds", ["2,2,0", "2,1,1"])
@@ -479,7 +479,7 @@ def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:
 
 
 # ---------------------------------------------------------------------------------
-# Time orderings: one representative per class (issue 20, item 3)
+# Time orderings: one representative per class
 
 
 def test_one_ordering_per_class_is_fewer_snapshots() -> None:

@@ -348,13 +348,17 @@ def test_serve_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     broken = tmp_path / "broken.lp"
     broken.write_text("owner(S,O,P) :- \n")
     code, _, err = cli(capsys, "serve", "--change", str(broken))
-    assert code == 2 and "a proposal clingo can parse" in err
+    assert code == 2 and f"{broken}: line 2: expected valid ASP (clingo: " in err, err
+    code, _, err = cli(capsys, "serve", "--change", str(ROOT / "examples" / "01-mind-control.json"))
+    assert code == 2 and "01-mind-control.json: line 1: expected valid ASP" in err, err
     code, _, err = cli(capsys, "serve", "--change", str(tmp_path / "missing.lp"))
     assert code == 2 and "a readable proposal file" in err
     code, _, err = cli(capsys, "serve", "--change", f"a={SLOW}", "--change", f"a={broken}")
     assert code == 2 and "distinct names" in err
-    with pytest.raises(SystemExit):
-        main(["serve", "--workers", "0"])
+    for workers in ("0", "99999"):  # batch's cap
+        with pytest.raises(SystemExit):
+            main(["serve", "--workers", workers])
+        assert "expected an integer from 1 to" in capsys.readouterr().err
 
 
 def test_sigterm_finishes_or_fails_requests_in_flight_and_exits_within_5_s() -> None:

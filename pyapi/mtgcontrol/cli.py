@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import catalog
 from .engine.api import InputError, adjudicate_many, load_snapshot, parse_json
+from .engine.files import WriteFailed, check_outputs, read_input, write_output
 from .engine.interrupts import (
     Interrupted,
     exit_if_stopped,
@@ -29,7 +32,7 @@ from .engine.interrupts import (
 )
 from .engine.ruling import Ruling
 from .engine.solve import NoRuling, load_changes
-from .engine.validate import InputProblem, shown
+from .engine.validate import InputProblem, positive_int, shown
 from .present.text import escaped, ruling_table
 
 EPILOG = ("Exit codes: 0 done (batch: every line judged); 1 problems found (check, test, "
@@ -46,14 +49,17 @@ MAX_DEFAULT_WORKERS = 4
 DEFAULT_WORKERS = min(MAX_DEFAULT_WORKERS, os.cpu_count() or 1)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1 (a bad value is a usage error, exit 2)."""
+def worker_count(text: str) -> int:
+    """An argparse type: a number of worker processes, from 1 to `MAX_WORKERS`."""
+    from .batch.workers import workers_problem
+
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
+    problem = workers_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"expected {problem}, got {shown(text)}")
     return value
 
 
@@ -104,6 +110,47 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="a proposal file layered over the rules (repeatable)")
 
 
+def _file_options(parser: argparse.ArgumentParser, reads: Sequence[str] = (),
+                  writes: Sequence[tuple[str, str]] = ()) -> None:
+    """Which options name the files a command reads (``reads``: dests) and writes
+    (``writes``: (dest, flag)); ``check_outputs`` holds the outputs apart from the
+    inputs for every command before it starts."""
+    parser.set_defaults(reads=tuple(reads), writes=tuple(writes))
+
+
+def _limits(parser: argparse.ArgumentParser) -> None:
+    """The limits of judging a corpus (batch, check): each snapshot over one becomes an
+    error record, never a hang or a crash."""
+    from .batch.judge import (
+        DEFAULT_MAX_EFFECTS,
+        DEFAULT_MAX_MEMORY,
+        DEFAULT_MAX_OBJECTS,
+        DEFAULT_TIMEOUT,
+    )
+    from .batch.lines import DEFAULT_MAX_LINE_BYTES
+
+    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"CPU time limit per snapshot (default {DEFAULT_TIMEOUT:g}; a "
+                             "load on the machine does not count); a snapshot over it "
+                             "becomes an error record")
+    parser.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
+                        metavar="N", help=f"objects per snapshot at most (default "
+                                          f"{DEFAULT_MAX_OBJECTS}); more is an error record")
+    parser.add_argument("--max-effects", type=positive_int, default=DEFAULT_MAX_EFFECTS,
+                        metavar="N", help=f"effects per snapshot at most (default "
+                                          f"{DEFAULT_MAX_EFFECTS}); more is an error record")
+    parser.add_argument("--max-memory", type=positive_int, default=DEFAULT_MAX_MEMORY,
+                        metavar="MB",
+                        help=f"data memory a worker process may hold at any moment (default "
+                             f"{DEFAULT_MAX_MEMORY}; RLIMIT_DATA): a snapshot needing more "
+                             "becomes an error record")
+    parser.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
+                        metavar="N", help=f"longest input line judged, in bytes (default "
+                                          f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read "
+                                          "past and becomes an error record")
+
+
 def _page_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE (required with --format html)")
@@ -128,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a page with every derivation; needs -o)")
     _common(p)
     _page_options(p)
+    _file_options(p, ("files", "change"), [("output", "-o")])
 
     p = sub.add_parser("facts", help="print a snapshot's ASP facts (to run clingo by hand)",
                        description="Print the facts the engine grounds for one snapshot, the "
@@ -140,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CR version, or any later date; default: the snapshot's own "
                         "`rules`, else the newest")
     p.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+    _file_options(p, ("file",), [("output", "-o")])
 
     p = sub.add_parser("explain", help="why an object has its owner, controller, ...",
                        description="The derivation of one fact of one object as a tree: each "
@@ -157,16 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "html"), default="text")
     _common(p)
     _page_options(p)
+    _file_options(p, ("file", "change"), [("output", "-o")])
 
-    from .batch.judge import (
-        DEFAULT_MAX_EFFECTS,
-        DEFAULT_MAX_MEMORY,
-        DEFAULT_MAX_OBJECTS,
-        DEFAULT_TIMEOUT,
-        DEFAULT_WORKER_MEMORY,
-    )
-    from .batch.lines import DEFAULT_MAX_LINE_BYTES
+    from .batch.judge import DEFAULT_WORKER_MEMORY
     from .batch.progress import EXIT_CODES
+    from .batch.workers import MAX_WORKERS
 
     p = sub.add_parser(
         "batch", help="judge a JSON Lines file of snapshots, in order",
@@ -182,34 +226,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "when standard error is a terminal; a summary at the end.")
     p.add_argument("input", metavar="IN.jsonl|-")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", help="default: standard output")
-    p.add_argument("--workers", type=positive_int, default=1,
-                   help="worker processes (default 1); with --dask local, Dask workers")
+    p.add_argument("--workers", type=worker_count, default=1,
+                   help=f"worker processes (default 1, at most {MAX_WORKERS}: 4 per core); "
+                        "with --dask local, Dask workers")
     p.add_argument("--batch-size", type=positive_int, default=100,
                    help="lines per chunk: what a worker judges at a time and the output "
                         "written together (default 100; the engine grounds up to 128 "
                         "snapshots at a time, whatever the chunk)")
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"CPU time limit per snapshot (default {DEFAULT_TIMEOUT:g}; a load on "
-                        "the machine does not count); a snapshot "
-                        "over it becomes an error record")
-    p.add_argument("--max-objects", type=positive_int, default=DEFAULT_MAX_OBJECTS,
-                   metavar="N", help=f"objects per snapshot at most (default "
-                                     f"{DEFAULT_MAX_OBJECTS}); more is an error record")
-    p.add_argument("--max-effects", type=positive_int, default=DEFAULT_MAX_EFFECTS,
-                   metavar="N", help=f"effects per snapshot at most (default "
-                                     f"{DEFAULT_MAX_EFFECTS}); more is an error record")
+    _limits(p)
     p.add_argument("--worker-memory", type=positive_int, default=DEFAULT_WORKER_MEMORY,
                    metavar="MB", help=f"replace a worker process once its memory has "
                                       f"peaked over MB megabytes by the end of a chunk (default "
                                       f"{DEFAULT_WORKER_MEMORY}; clingo never frees memory)")
-    p.add_argument("--max-memory", type=positive_int, default=DEFAULT_MAX_MEMORY, metavar="MB",
-                   help=f"data memory a worker process may hold at any moment (default "
-                        f"{DEFAULT_MAX_MEMORY}; RLIMIT_DATA): a snapshot needing more becomes "
-                        "an error record")
-    p.add_argument("--max-line-bytes", type=positive_int, default=DEFAULT_MAX_LINE_BYTES,
-                   metavar="N", help=f"longest input line judged, in bytes (default "
-                                     f"{DEFAULT_MAX_LINE_BYTES}); a longer one is read past "
-                                     "and becomes an error record")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the whole lines of -o and judge "
                         "the rest (the finished file equals an undisturbed run's)")
@@ -222,14 +250,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write a summary page of the results (needs -o)")
     p.add_argument("--lang", default="en", metavar="en|fr|it",
                    help="language of the summary page (default en)")
+    _file_options(p, ("input", "change"), [("output", "-o"), ("html", "--html")])
 
     p = sub.add_parser("check", help="report violations and claims that contradict the rules",
                        description="Judge snapshot files and list their violations, including "
                                    "`claims` that contradict the rules.  A FILE ending in "
                                    ".jsonl or .jsonl.gz is a corpus, one snapshot per line: "
                                    "each violation and each bad line is listed as FILE:LINE, "
-                                   "with a progress bar on a terminal and a summary.  Exit 1 "
-                                   "if any violation or bad line, 2 on unreadable input.")
+                                   "with a progress bar on a terminal and a summary.  Each "
+                                   "snapshot is judged in a worker process within the limits "
+                                   "below; one over them is listed as an error.  Exit 1 if "
+                                   "any violation, bad line or snapshot over a limit, 2 on "
+                                   "unreadable input.")
     p.add_argument("files", nargs="+", metavar="FILE|-")
     p.add_argument("--format", choices=("text", "html"), default="text",
                    help="text (default) or html (a summary page; needs -o)")
@@ -238,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "paths) that still causes it")
     _common(p)
     _page_options(p)
+    _limits(p)
+    _file_options(p, ("files", "change"), [("output", "-o")])
 
     p = sub.add_parser("test", help="run scenario files (snapshot + expected ruling)",
                        description="Run every scenario file (*.yaml) under the given folders "
@@ -255,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update", action="store_true",
                    help="after a deliberate rules change: rewrite the expectations that "
                         "no longer match (only what they state) and print each file's diff")
+    _file_options(p, ("paths", "change"))
 
     p = sub.add_parser("rules", help="the rules catalog with its coverage; `rules diff`",
                        description="List, for a CR version, every rule number this project "
@@ -276,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--catalog-draft", metavar="FILE.toml",
                    help="write the rules catalog with the new release and its renumberings "
                         "applied (docs/new-cr-release.md)")
+    _file_options(d, ("old", "new"), [("catalog_draft", "--catalog-draft")])
 
     bounds = argparse.ArgumentParser(add_help=False)
     # Default bounds (research/commands.py: VERIFY_BOUNDS, IMPACT_BOUNDS).
@@ -325,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --exhaustive: search on a Dask cluster (its scheduler's address, "
                         "or 'local'); needs `pip install mtgcontrol[dask]`")
     p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
+    _file_options(p, ("corpus", "change"), [("output", "-o")])
 
     p = sub.add_parser("verify", parents=[copy.deepcopy(bounds)],
                        help="check that every permanent and spell gets exactly one controller",
@@ -338,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--invariant", metavar="FILE.lp", action="append", default=[],
                    help="an invariant file deriving fail(S,What,X) (repeatable); default: "
                         "the built-in invariants")
-    p.add_argument("--workers", type=positive_int, default=DEFAULT_WORKERS, metavar="N",
+    p.add_argument("--workers", type=worker_count, default=DEFAULT_WORKERS, metavar="N",
                    help="worker processes proving the parts of the space in parallel "
                         f"(default: the cores, at most {MAX_DEFAULT_WORKERS}); with --dask "
                         "local, the local cluster's workers; the verdicts and "
@@ -365,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "ordering verify and impact --exhaustive search (docs/research.md, "
                         "Time orderings)")
     p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
+    _file_options(p, ("invariant", "change"), [("output", "-o")])
 
     from .forge.command import add_parser as add_import_parser
 
@@ -372,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .serve.command import add_parser as add_serve_parser
 
-    add_serve_parser(sub, positive_int, positive_float)
+    add_serve_parser(sub, positive_int, positive_float, worker_count)
     return parser
 
 
@@ -395,7 +433,11 @@ def _main(argv: Sequence[str] | None) -> int:
             args.argv = argv
             if args.command in HTML_ONLY_OUTPUT and args.output and args.format != "html":
                 parser.error(f"{args.command}: -o FILE goes with --format html")
-            return COMMANDS[args.command](args)
+            check_paths(args)
+            code = COMMANDS[args.command](args)
+            if own:  # what is still buffered: a full disk is told here, not at exit
+                sys.stdout.flush()
+            return code
     except Interrupted as stop:
         print(f"mtgcontrol: stopped by {stop}", file=sys.stderr)
         return stop.exit_code
@@ -411,14 +453,34 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"mtgcontrol: {prefix}{err}", file=sys.stderr)
         return 2
     except BrokenPipeError:
+        _drop_stdout()
         return 0
-    except OSError as err:  # writing a page or report: a full disk, a file size limit
-        where = f"{err.filename}: " if err.filename else ""
-        print(f"mtgcontrol: cannot write {where}{err.strerror or err}", file=sys.stderr)
+    except WriteFailed as err:
+        print(f"mtgcontrol: {escaped(str(err))}", file=sys.stderr)
         return 3
+    except OSError as err:  # standard output: a full disk, a file size limit
+        _drop_stdout()
+        print(f"mtgcontrol: cannot write standard output ({err.strerror or err})",
+              file=sys.stderr)
+        return 3
+    except MemoryError:
+        print("mtgcontrol: out of memory: the input needs more memory than this process "
+              "may have (for a corpus: `mtgcontrol batch`, whose --max-memory makes such a "
+              "snapshot an error record)", file=sys.stderr)
+        return 2
     finally:
         if not own:  # called in-process (tests): the caller's signal handling back
             restore_default_signals()
+
+
+def _drop_stdout() -> None:
+    """Standard output that cannot be written any more: what is still buffered goes
+    nowhere, so that the interpreter's last flush has nothing to fail on."""
+    import os
+    from contextlib import suppress
+
+    with suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 # The "snapshot" of a problem with the command line itself, not with an input file.
@@ -427,10 +489,26 @@ COMMAND_LINE = ("mtgcontrol", "command line")
 
 def error_line(problem: InputProblem) -> str:
     """The one style of error line: ``mtgcontrol: FILE[:LINE]: $.path: expected ...``
-    (a command-line problem: ``mtgcontrol: --option: expected ...``)."""
+    (a command-line problem: ``mtgcontrol: --option: expected ...``); a file name, an
+    option's value or anything else with a terminal escape or a line break in it is
+    shown escaped."""
     if problem.snapshot in COMMAND_LINE:
-        return f"mtgcontrol: {problem.path}: expected {problem.expected}"
-    return f"mtgcontrol: {problem}"
+        return escaped(f"mtgcontrol: {problem.path}: expected {problem.expected}")
+    return escaped(f"mtgcontrol: {problem}")
+
+
+def check_paths(args: argparse.Namespace) -> None:
+    """Before any work, for every command: a page needs its -o; no output may overwrite
+    an input or another output (``engine.files.check_outputs``)."""
+    if getattr(args, "format", None) == "html" and not getattr(args, "output", None):
+        raise InputError([InputProblem("mtgcontrol", "-o", "an output file for --format "
+                                       "html (-o FILE)")])
+    reads = []
+    for dest in getattr(args, "reads", ()):
+        value = getattr(args, dest, None)
+        reads += value if isinstance(value, list) else [] if value is None else [value]
+    check_outputs(reads, [(flag, getattr(args, dest, None))
+                          for dest, flag in getattr(args, "writes", ())])
 
 
 def _changes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -449,7 +527,7 @@ def _items(files: Sequence[str]) -> list[tuple[Any, str]]:
     items = []
     for name in files:
         if name == "-":
-            items.append((parse_json(sys.stdin.buffer.read(), "stdin"), "stdin"))
+            items.append((parse_json(read_input("-"), "stdin"), "stdin"))
         else:
             items.append(load_snapshot(Path(name)))
     return items
@@ -499,15 +577,11 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
 
 def _write(output: str | None, text: str) -> int:
-    """``text`` to standard output, or to FILE (exit 2 if it cannot be written)."""
+    """``text`` to standard output, or to FILE (``engine.files.write_output``)."""
     if output is None or output == "-":
         sys.stdout.write(text)
         return 0
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as err:
-        print(f"mtgcontrol: {output}: cannot write ({err.strerror})", file=sys.stderr)
-        return 2
+    write_output(output, text)
     return 0
 
 
@@ -520,67 +594,117 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     corpora = [f for f in args.files if f.endswith((".jsonl", ".jsonl.gz"))]
     singles = [f for f in args.files if f not in corpora]
-    if args.format == "html":
-        if corpora:
-            print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
-                  file=sys.stderr)
-            return 2
-        import time
-
-        from .present.pages import cmd_check_html
-
-        started = time.monotonic()
-        rulings = _judge(args)
-        return cmd_check_html(args, rulings, time.monotonic() - started)
+    if args.format == "html" and corpora:
+        print("mtgcontrol: --format html: expected snapshot files, not .jsonl corpora",
+              file=sys.stderr)
+        return 2
+    if args.rules is not None:
+        catalog_check(args.rules)
+    started = time.monotonic()
+    settings = _check_settings(args)
     bad = 0
     if singles:
-        args.files = singles
         items = _items(singles)
-        rulings = _judge(args, items)
-        for name, (doc, _), ruling in zip(singles, items, rulings, strict=True):
-            causes = _causes(args, doc, ruling) if args.causes and ruling.violations else {}
-            for v in ruling.violations:
-                bad += 1
-                print(f"{escaped(ruling.id or name)}: {v.rule} {v.code}: {escaped(v.message)}")
-                if args.causes:
-                    print(f"  minimal cause: {', '.join(causes.get(_vkey(v), ['?']))}")
+        found = [p for doc, name in items for p in _snapshot_problems(doc, name, args.rules)]
+        if found:
+            raise InputError(found)
+        records = _judged(args, settings, [json.dumps(doc).encode() for doc, _ in items])
+        if args.format == "html":
+            from .present.pages import cmd_check_html
+
+            return cmd_check_html(args, records, time.monotonic() - started)
+        for (doc, name), record in zip(items, records, strict=True):
+            bad += _print_check(escaped(record.get("id") or name), record,
+                                doc if args.causes else None, args)
         if not bad and not corpora:
-            print(f"{len(rulings)} snapshot(s): no violations")
+            print(f"{len(records)} snapshot(s): no violations")
     for corpus in corpora:
-        bad += _check_corpus(corpus, args)
+        bad += _check_corpus(corpus, args, settings)
     return 1 if bad else 0
 
 
-def _check_corpus(source: str, args: argparse.Namespace) -> int:
-    """Violations and error records of a JSON Lines corpus, one line each; their count."""
-    import json
-    import time
+def _check_settings(args: argparse.Namespace) -> Any:
+    from .batch.judge import Settings
 
-    from .batch.judge import Settings, judge_lines
-    from .batch.lines import chunks, count_lines, numbered, open_input
+    return Settings(args.rules, _changes(args), max_objects=args.max_objects,
+                    max_effects=args.max_effects, max_memory=args.max_memory)
+
+
+def _snapshot_problems(doc: Any, name: str, rules: str | None) -> list[InputProblem]:
+    """A snapshot file's problems, and an unknown version it names."""
+    from .engine.api import version_for
+    from .engine.validate import problems
+
+    found = problems(doc, name)
+    if not found:
+        try:
+            version_for(doc, rules, name)
+        except InputError as err:
+            found = err.problems
+    return found
+
+
+def _judged(args: argparse.Namespace, settings: Any, texts: list[bytes]) -> list[Any]:
+    """Snapshots (JSON texts) judged in a worker process within check's limits: a ruling
+    or an error record each, as JSON data."""
+    from contextlib import closing
+
+    from .batch.lines import chunks
+    from .batch.run import pool
+
+    lines = list(enumerate(texts, 1))
+    with closing(pool(settings, 1, args.timeout).run(chunks(lines, 100))) as results:
+        return [json.loads(text) for chunk in results for _, text in chunk]
+
+
+def _print_check(where: str, record: dict[str, Any], doc: Any,
+                 args: argparse.Namespace) -> int:
+    """A snapshot's violations (or its error record), one line each; their count.
+    ``doc``: the snapshot, when a minimal cause is wanted for each violation."""
+    if "error" in record:
+        for p in record["error"]:
+            print(escaped(f"{where}: {p['path']}: expected {p['expected']}"))
+        return 1
+    causes = _causes(args, doc, record) if doc is not None and record["violations"] else {}
+    for v in record["violations"]:
+        print(f"{where}: {v['rule']} {v['code']}: {escaped(v['message'])}")
+        if doc is not None:
+            print(f"  minimal cause: {', '.join(causes.get(_vkey(v), ['?']))}")
+    return len(record["violations"])
+
+
+def _check_corpus(source: str, args: argparse.Namespace, settings: Any) -> int:
+    """Violations and error records of a JSON Lines corpus, one line each; their count.
+    Its lines are judged as batch judges them, within the same limits."""
+    from contextlib import closing
+
+    from .batch.lines import Line, chunks, count_lines, numbered, open_input
     from .batch.progress import Bar, summary
+    from .batch.run import pool
 
     started = time.monotonic()
-    settings = Settings(args.rules, _changes(args))
     stream = open_input(source)
     judged = errors = violations = 0
+    numbers: deque[list[int]] = deque()  # of the chunks handed to the workers, in order
+
+    def numbered_chunks() -> Iterator[list[Line]]:
+        for chunk in chunks(numbered(stream, max_bytes=args.max_line_bytes),
+                            settings.batch_size):
+            numbers.append([number for number, _ in chunk])
+            yield chunk
+
     try:
-        with Bar(count_lines(source) if sys.stderr.isatty() else None) as bar:
-            for chunk in chunks(numbered(stream), settings.batch_size):
-                for (number, _), (is_error, text) in zip(
-                        chunk, judge_lines(chunk, settings), strict=True):
+        with Bar(count_lines(source) if sys.stderr.isatty() else None) as bar, \
+                closing(pool(settings, 1, args.timeout).run(numbered_chunks())) as results:
+            for chunk in results:
+                for number, (is_error, text) in zip(numbers.popleft(), chunk, strict=True):
                     record = json.loads(text)
                     where = f"{source}:{number}" + (f" {escaped(record['id'])}"
                                                     if record.get("id") else "")
-                    if is_error:
-                        errors += 1
-                        for p in record["error"]:
-                            print(f"{where}: {p['path']}: expected {p['expected']}")
-                        continue
-                    judged += 1
-                    for v in record["violations"]:
-                        violations += 1
-                        print(f"{where}: {v['rule']} {v['code']}: {escaped(v['message'])}")
+                    count = _print_check(where, record, None, args)
+                    errors += is_error
+                    judged += not is_error
+                    violations += 0 if is_error else count
                 bar.update(len(chunk))
     finally:
         if stream is not sys.stdin.buffer:
@@ -591,16 +715,17 @@ def _check_corpus(source: str, args: argparse.Namespace) -> int:
     return violations + errors
 
 
-def _vkey(v: object) -> tuple[str, str, tuple[str, ...]]:
-    return (v.rule, v.code, tuple(v.objects))  # type: ignore[attr-defined]
+def _vkey(v: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
+    return (v["rule"], v["code"], tuple(v["objects"]))
 
 
 def _causes(args: argparse.Namespace, doc: dict[str, Any],
-            ruling: Ruling) -> dict[object, list[str]]:
+            record: dict[str, Any]) -> dict[object, list[str]]:
     from .engine.causes import minimal_causes
 
-    version = catalog.resolve(ruling.rules)
-    return {_vkey(c.violation): c.paths for c in minimal_causes(doc, version, _changes(args))}
+    version = catalog.resolve(record["rules"])
+    return {(c.violation.rule, c.violation.code, tuple(c.violation.objects)): c.paths
+            for c in minimal_causes(doc, version, _changes(args))}
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

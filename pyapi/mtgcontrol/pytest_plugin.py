@@ -21,9 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from .scenarios import ScenarioError, expectations, load_scenario, looks_like_scenario, mismatches
+from .scenarios import (
+    ScenarioError,
+    expectations,
+    load_scenario,
+    looks_like_scenario,
+    mismatches,
+    read_yaml_file,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,8 +43,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if "scenarios" in file_path.parent.parts:
         return ScenarioFile.from_parent(parent, path=file_path)
     try:
-        data = yaml.safe_load(file_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = read_yaml_file(file_path)
+    except ScenarioError:
         return None  # not in a scenarios folder and not readable: not ours
     if looks_like_scenario(data):
         return ScenarioFile.from_parent(parent, path=file_path)

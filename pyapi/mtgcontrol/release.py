@@ -28,6 +28,7 @@ from pathlib import Path
 
 from . import catalog
 from .engine.api import InputError
+from .engine.files import write_output
 from .engine.validate import InputProblem
 from .rulediff import RulesDiff, diff_rules, format_text, read_cr
 
@@ -162,5 +163,5 @@ def cmd_rules_diff(args: argparse.Namespace) -> int:
             draft = draft_catalog(catalog.catalog_text()[1], result, edits)
         except ValueError as err:
             raise InputError([InputProblem(result.new.name, "$", str(err))]) from None
-        Path(args.catalog_draft).write_text(draft, encoding="utf-8")
+        write_output(args.catalog_draft, draft, "--catalog-draft")
     return 0

@@ -76,6 +76,7 @@ from typing import Any
 
 from . import catalog
 from .engine.api import InputError
+from .engine.files import read_input
 from .engine.validate import InputProblem
 
 __all__ = [
@@ -205,12 +206,7 @@ def parse_cr(text: str, name: str = "<text>") -> CRText:
 def read_cr(path: str | Path) -> CRText:
     """Read and parse a CR text file; `InputError` if unreadable or without rules."""
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        reason = err.strerror or type(err).__name__
-        raise InputError([InputProblem(name, "$", f"a readable CR text file ({reason})")]) \
-            from None
+    data = read_input(path, what="CR text file")
     parsed = parse_cr(_decode(data), name)
     if not parsed.rules:
         raise InputError([InputProblem(

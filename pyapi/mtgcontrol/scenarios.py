@@ -25,8 +25,10 @@ from jsonschema import Draft202012Validator
 from . import catalog
 from .engine import validate
 from .engine.api import InputError, adjudicate
+from .engine.files import TooLarge, read_bounded, write_output
 from .engine.ruling import Ruling, controller_at
 from .engine.validate import shown
+from .present.text import escaped
 
 FACTS = ("owner", "controller", "you", "default_controller")
 
@@ -146,27 +148,93 @@ def id_problems(snapshot: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     return found
 
 
+MAX_YAML_VALUES = 100_000
+"""Values in one scenario file at most, counted with every alias expanded (a real one
+has a few hundred): 550 bytes of nested aliases (a "billion laughs") would otherwise be
+a billion values to check."""
+
+
 def read_yaml(text: str) -> Any:
     """YAML text as data: libyaml's parser when PyYAML has it (about 8 times faster),
-    and on an error the pure-Python parser again, whose message quotes the bad line."""
+    and on an error the pure-Python parser again, whose message quotes the bad line.
+    A document of more than `MAX_YAML_VALUES` values (aliases expanded), or one that
+    refers to itself, is a `yaml.YAMLError` too."""
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = _load(text, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as err:
+        if "maximum nesting depth" in str(err):  # the pure-Python parser would recurse
+            raise
+        data = _load(text, yaml.SafeLoader)
+    if expanded_size(data, MAX_YAML_VALUES) > MAX_YAML_VALUES:
+        raise yaml.YAMLError(f"at most {MAX_YAML_VALUES} values with every alias "
+                             "expanded, got more")
+    return data
+
+
+def _load(text: str, loader: Any) -> Any:
+    """``yaml.load``; a value PyYAML's constructors fail to build with Python's own
+    exceptions (``!!timestamp 2001``: an AttributeError) is a `yaml.YAMLError` too."""
+    try:
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError:
-        return yaml.safe_load(text)
+        raise
+    except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as err:
+        raise yaml.YAMLError(f"a tagged value PyYAML cannot build ({type(err).__name__}: "
+                             f"{err})") from None
+
+
+def expanded_size(data: Any, limit: int) -> int:
+    """How many values ``data`` holds, an alias (a shared list or mapping) counted each
+    time it is used, counting stopped past ``limit``; a value that holds itself counts
+    as over the limit.  Each shared value is walked once."""
+    sizes: dict[int, int] = {}
+    walking: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, dict | list):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in walking:  # an alias inside its own anchor
+            return limit + 1
+        walking.add(key)
+        total = 1
+        for child in (x for pair in node.items() for x in pair) if isinstance(node, dict) \
+                else node:
+            total += size(child)
+            if total > limit:
+                break
+        walking.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(data)
+
+
+def read_yaml_file(path: Path) -> Any:
+    """A YAML file's data (within the size limit of a file read whole and
+    `MAX_YAML_VALUES`); `ScenarioError` saying why it cannot be read."""
+    try:
+        return read_yaml(read_bounded(path).decode("utf-8"))
+    except TooLarge as err:
+        raise ScenarioError(f"{path}: not a readable YAML file ({err.expected})") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: not a readable YAML file (nested too deeply)") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as err:
+        raise ScenarioError(f"{path}: not a readable YAML file ({err})") from None
 
 
 def load_scenario(path: Path) -> Scenario:
     """Read and check one scenario file; ``ScenarioError`` lists every problem."""
-    try:
-        data = read_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise ScenarioError(f"{path}: not a readable YAML file ({err})") from None
+    data = read_yaml_file(path)
     problems = schema_problems(data)
     if not problems:
         snapshot, expect = data["snapshot"], data["expect"] or {}
         problems = [f"$.snapshot{p.path[1:]}: expected {p.expected}"
                     for p in validate.problems(snapshot, str(path))]
-        problems += id_problems(snapshot, expect)
+        if not problems:  # ids are looked up in a snapshot of the right shape only
+            problems = id_problems(snapshot, expect)
         rules = data.get("rules")
         judged = set()
         for name in [rules] if isinstance(rules, str) else rules or [None]:
@@ -332,7 +400,8 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
     if missing:
         print(f"ERROR no such file or folder: {', '.join(missing)}")
         return 2
-    files = selected(scenario_files(paths), pattern)
+    folders = {f: p if p.is_dir() else p.parent for p in paths for f in scenario_files([p])}
+    files = selected(list(folders), pattern)
     if not files:
         also = f" matching {shown(pattern)}" if pattern is not None else ""
         print(f"ERROR no scenario files (*.yaml){also} under {', '.join(map(str, paths))}")
@@ -348,7 +417,12 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
                 failed += 1
                 continue
             if update:
-                diff = rewrite(scenario, changes)
+                try:
+                    diff = rewrite(scenario, changes, folders[path])
+                except ScenarioError as err:
+                    print(f"ERROR {err}")
+                    failed += 1
+                    continue
                 if diff:
                     updated += 1
                     print(diff, end="")
@@ -363,17 +437,20 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
                     passed += 1
     if update:
         print(f"{updated} file(s) updated, {len(files) - updated - failed} unchanged"
-              + (f", {failed} not valid" if failed else ""))
+              + (f", {failed} not valid or not updated (above)" if failed else ""))
     else:
         print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 
-def rewrite(scenario: Scenario, changes: Sequence[str] = ()) -> str:
+def rewrite(scenario: Scenario, changes: Sequence[str] = (), folder: Path | None = None
+            ) -> str:
     """Rewrite the file's ``expect`` so that it matches the rulings; the unified diff
     of the file ("" when nothing changed).  Only what the expectations already say is
     rewritten, for each version in the part that version reads (the common part when
-    the scenario has one version, else ``by_version``)."""
+    the scenario has one version, else ``by_version``).  A file that is a link to a
+    file outside ``folder`` (the folder given to ``mtgcontrol test``, by default the
+    file's own) is not rewritten: `ScenarioError`."""
     import difflib
 
     expect = copy.deepcopy(scenario.expect)
@@ -391,9 +468,14 @@ def rewrite(scenario: Scenario, changes: Sequence[str] = ()) -> str:
             expect.setdefault("by_version", {})[version] = _over(fixed, common)
     if expect == scenario.expect:
         return ""
-    old = scenario.path.read_text(encoding="utf-8")
+    target = scenario.path.resolve()
+    root = (folder or scenario.path.parent).resolve()
+    if not target.is_relative_to(root):
+        raise ScenarioError(escaped(f"{scenario.path}: not updated: it links to {target}, "
+                                    f"outside {folder or root}"))
+    old = read_bounded(scenario.path).decode("utf-8")
     new = replace_expect(old, expect)
-    scenario.path.write_text(new, encoding="utf-8")
+    write_output(scenario.path, new, "--update")
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
                                         str(scenario.path), str(scenario.path)))
 

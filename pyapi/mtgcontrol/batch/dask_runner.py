@@ -7,6 +7,10 @@ workers that held it), is judged there by the same `batch.judge.judge_lines` as 
 comes back as output lines, so the output is byte for byte that of a local run.  At
 most a few partitions per worker are in flight, so the client's memory stays flat.
 
+Each worker keeps a warm engine for its life (``dask_worker``, preloaded as it starts) and
+judges each partition in a fresh child forked from it (``_judge``), so that its memory
+and its speed stay those of a fresh worker: clingo never frees a symbol.
+
 Workers may die: Dask re-runs a partition whose worker died on another (a LocalCluster's
 nannies start replacements); a partition that killed its workers too often (Dask's
 ``KilledWorker``) is judged again line by line, and a line that kills its worker again
@@ -17,6 +21,8 @@ becomes an error record, as with local workers.  Workers need ``mtgcontrol`` ins
 from __future__ import annotations
 
 import logging
+import os
+import pickle
 import time
 import uuid
 import warnings
@@ -43,11 +49,46 @@ POLL = 5.0
 """Seconds between two looks at the cluster while a partition is awaited."""
 REVIVALS = 3
 """Times a local cluster left with no worker is given new ones before the run gives up."""
+WORKER_PRELOAD = "mtgcontrol.batch.dask_worker"
+"""What each worker loads as it starts (a warm engine, a quieter event loop); on a
+cluster of one's own: ``dask worker ADDRESS --preload mtgcontrol.batch.dask_worker``."""
 
 
 def _judge(lines: list[Line], settings: Any) -> list[Result]:
+    """One partition's output lines, judged in a child forked from this worker.
+
+    The worker itself stays as its preload left it (the engine warm, its program
+    parsed); each partition is judged by a fresh copy of it, as a local batch worker
+    is fresh (workers.py): clingo never frees a symbol, and a process that has judged
+    a few hundred snapshots judges each one 30-70 % slower and holds twice the
+    memory (BENCHMARKS.md).  Forking a warm process costs a few milliseconds; the
+    output lines come back through a pipe.  Should the child die (killed, out of
+    memory), the partition is judged here instead: the same bytes.
+    """
     from .judge import judge_lines
 
+    if not hasattr(os, "fork"):
+        return judge_lines(lines, settings)
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # a worker has threads
+        pid = os.fork()
+    if pid == 0:  # the child: judge, hand the lines over, leave without clean-up
+        code = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "wb") as out:
+                pickle.dump(judge_lines(lines, settings), out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as got:
+        data = got.read()
+    _, status = os.waitpid(pid, 0)
+    if status == 0 and data:
+        results: list[Result] = pickle.loads(data)  # noqa: S301 - our own child's output
+        return results
     return judge_lines(lines, settings)
 
 
@@ -105,6 +146,7 @@ class DaskRunner:
                 cluster = cluster_type(n_workers=self.workers, threads_per_worker=1,
                                        processes=True, dashboard_address=None,
                                        silence_logs=logging.CRITICAL,
+                                       preload=_worker_preload(),
                                        # no dashboard; its HTTP server (health checks)
                                        # on a free local port, not 8787 on every interface
                                        scheduler_kwargs={"dashboard": False,
@@ -176,17 +218,31 @@ class DaskRunner:
                 seen = time.monotonic()
 
 
+def _worker_preload() -> list[str]:
+    """The preload modules the Dask configuration names (``distributed.worker.preload``),
+    and ours."""
+    import dask
+
+    configured = dask.config.get("distributed.worker.preload", default=[]) or []
+    return [*([configured] if isinstance(configured, str) else configured), WORKER_PRELOAD]
+
+
 def _fast_local_workers() -> None:
     """A LocalCluster's workers without Dask's statistical profiler (it samples every
     worker's stack every 10 ms: about a quarter more CPU per snapshot, BENCHMARKS.md),
     forked from a server that has imported Dask and this package and parsed the program
-    once (as workers.Pool's are), not each spawned as a fresh interpreter doing it all."""
+    once (as workers.Pool's are), not each spawned as a fresh interpreter doing it all;
+    and the scheduler and nannies, which share this process, watching the machine
+    (psutil) every 5 s and their event loops every second instead of every 0.5 s and
+    20 ms (dask_worker.QUIET_MS does the same for the workers)."""
     import multiprocessing
 
     import dask
     from distributed.utils import get_mp_context
 
-    dask.config.set({"distributed.worker.profile.enabled": False})
+    dask.config.set({"distributed.worker.profile.enabled": False,
+                     "distributed.admin.system-monitor.interval": "5s",
+                     "distributed.admin.tick.interval": "1s"})
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
     dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})

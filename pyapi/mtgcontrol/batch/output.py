@@ -32,25 +32,12 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from ..engine.api import InputError
+from ..engine.files import WriteFailed, write_all
 from ..engine.validate import InputProblem
 
 MEMBER_BYTES = 1 << 18
 """Text bytes (at least) per gzip member of a ``.gz`` output."""
 GZIP_LEVEL = 6
-
-
-class WriteFailed(Exception):
-    """The output could not be written (``reason``: the system's words)."""
-
-    def __init__(self, name: str, err: OSError) -> None:
-        self.reason = err.strerror or str(err)
-        super().__init__(f"cannot write {name} ({self.reason})")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _regular(fd: int) -> bool:
@@ -72,7 +59,7 @@ class _FileSink:
         self.buffer += data
 
     def flush(self) -> None:
-        _write_all(self.fd, bytes(self.buffer))
+        write_all(self.fd, bytes(self.buffer))
         self.good += len(self.buffer)
         self.buffer.clear()
 
@@ -116,7 +103,7 @@ class _GzipSink:
         member = gzip.compress(bytes(self.pending), compresslevel=GZIP_LEVEL, mtime=0)
         if self.regular:
             os.lseek(self.fd, self.done, os.SEEK_SET)
-        _write_all(self.fd, member)
+        write_all(self.fd, member)
         if self.regular:
             os.ftruncate(self.fd, self.done + len(member))
         if finished:

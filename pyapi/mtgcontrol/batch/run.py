@@ -12,6 +12,7 @@ SIGTERM leave a file of whole lines that ``--resume`` continues.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shlex
 import sys
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.api import ErrorRecord, InputError, own_id
+from ..engine.files import check_outputs
 from ..engine.interrupts import Interrupted, interruptible
 from ..engine.validate import InputProblem
 from .judge import (
@@ -35,7 +37,7 @@ from .judge import (
 from .lines import DEFAULT_MAX_LINE_BYTES, Line, chunks, count_lines, numbered, open_input
 from .output import Output, WriteFailed, open_output, whole_lines
 from .progress import OK, SOME_ERRORS, USAGE, WRITE_FAILED, Bar, summary
-from .workers import Pool, WorkersFailed
+from .workers import REIMPORTED, Pool, WorkersFailed, workers_problem
 
 
 @dataclass
@@ -158,13 +160,27 @@ def _write_failed(run: Run, out: Output, err: WriteFailed) -> str:
 
 
 def _check_paths(run: Run) -> None:
+    if multiprocessing.current_process().__dict__.get("_inheriting"):
+        # A worker process importing a script that calls run_batch at its top level:
+        # end it here, before it runs a batch of its own; the parent says why.
+        os._exit(REIMPORTED)
+    problem = workers_problem(run.workers)
+    if problem is not None:
+        raise InputError([InputProblem("mtgcontrol", "--workers",
+                                       f"{problem}, got {run.workers!r}")])
     if run.resume and run.target in (None, "-"):
         raise InputError([InputProblem("mtgcontrol", "--resume",
                                        "an output file (-o FILE) to continue")])
-    if run.target not in (None, "-") and run.source != "-" and os.path.exists(run.target) \
-            and os.path.exists(run.source) and os.path.samefile(run.source, run.target):
-        raise InputError([InputProblem(run.target, "-o",
-                                       "an output file other than the input")])
+    check_outputs([run.source], [("-o", run.target)])
+
+
+def pool(settings: Settings, workers: int = 1, timeout: float = DEFAULT_TIMEOUT,
+         worker_memory: int | None = DEFAULT_WORKER_MEMORY) -> Pool:
+    """Worker processes judging chunks of lines within the limits of ``settings`` and
+    ``timeout`` (seconds of CPU time per snapshot): batch's, and check's."""
+    ceiling = None if settings.max_memory is None else settings.max_memory * 2**20
+    return Pool(workers, judge_lines, settings, timeout, failed_line,
+                None if worker_memory is None else worker_memory * 2**20, ceiling=ceiling)
 
 
 def _runner(run: Run) -> Any:
@@ -172,9 +188,7 @@ def _runner(run: Run) -> Any:
         from .dask_runner import DaskRunner
 
         return DaskRunner(run.dask, run.settings, run.workers).run
-    ceiling = None if run.settings.max_memory is None else run.settings.max_memory * 2**20
-    return Pool(run.workers, judge_lines, run.settings, run.timeout, failed_line,
-                run.worker_memory * 2**20, ceiling=ceiling).run
+    return pool(run.settings, run.workers, run.timeout, run.worker_memory).run
 
 
 def _stopped(run: Run, out: Output, stop: Interrupted) -> str:

@@ -27,7 +27,7 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
@@ -57,6 +57,18 @@ POLL = 0.5
 WALL_FACTOR = 10
 """A job also times out after this many times the limit in wall-clock seconds (a worker
 stuck without using the CPU)."""
+REIMPORTED = 117
+"""The exit code of a worker process whose import of the main script called run_batch."""
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+"""Worker processes at most: 4 per core.  More judge nothing faster, and each may hold
+--max-memory: 300 of them would fork 300 processes and could exhaust the machine."""
+
+
+def workers_problem(count: int) -> str | None:
+    """What is wrong with ``count`` worker processes (None: nothing)."""
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_WORKERS:
+        return f"an integer from 1 to {MAX_WORKERS} (4 per core)"
+    return None
 
 
 class WorkersFailed(RuntimeError):
@@ -225,7 +237,7 @@ class Pool:
         for worker in list(self.workers):
             self._retire(worker, kill=worker.job is not None)
 
-    def run(self, chunks: Iterable[list[Line]]) -> Iterator[list[Result]]:
+    def run(self, chunks: Iterable[list[Line]]) -> Generator[list[Result], None, None]:
         """Results per chunk, in the order of ``chunks``."""
         source = iter(chunks)
         queue: deque[Job] = deque()
@@ -234,8 +246,7 @@ class Pool:
         numbers: dict[int, list[int]] = {}
         next_chunk = next_out = 0
         exhausted = False
-        while not self.workers or len(self.workers) < self.count:
-            self._spawn()
+        self._spawn()  # the others once it is ready (``_step``): one failed start costs one
         try:
             while True:
                 while next_out in partial and len(partial[next_out]) == sizes[next_out]:
@@ -285,6 +296,8 @@ class Pool:
             if message == "ready":
                 worker.ready = True
                 self._start_failures = 0
+                while len(self.workers) < self.count:
+                    self._spawn()
                 continue
             job, worker.job = worker.job, None
             assert job is not None
@@ -306,8 +319,13 @@ class Pool:
               ) -> None:
         job = worker.job
         worker.process.join(1)  # its own exit code, before we make sure it is gone
-        how = how_it_ended(worker.process)
+        how, code = how_it_ended(worker.process), worker.process.exitcode
         self._retire(worker, kill=True)
+        if not worker.ready and code == REIMPORTED:
+            raise WorkersFailed(
+                "run_batch was called again by a worker process as it imported your script "
+                "(worker processes import the main script): call it under `if __name__ == "
+                "\"__main__\":` (README, Python API)")
         if not worker.ready:
             self._start_failures += 1
             if self._start_failures >= START_FAILURES:

@@ -18,17 +18,10 @@ from typing import Any
 
 from .. import catalog
 from .engine import Engine, Frame
+from .files import read_input
 from .jsontext import BadJson, read_json, unsafe_parts
-from .ruling import Ruling
-from .validate import InputProblem, problems, snapshot_name
-
-
-class InputError(ValueError):
-    """A snapshot that does not follow the format; ``problems`` says where and why."""
-
-    def __init__(self, found: list[InputProblem]) -> None:
-        super().__init__("\n".join(str(p) for p in found))
-        self.problems = found
+from .ruling import EngineFault, Ruling
+from .validate import InputError, InputProblem, problems, snapshot_name
 
 
 @dataclass
@@ -70,13 +63,7 @@ def load_snapshot(snapshot: Any) -> tuple[Any, str]:
     if isinstance(snapshot, Path) or (isinstance(snapshot, str) and not snapshot.lstrip()
                                       .startswith(("{", "["))):
         path = Path(snapshot)
-        try:
-            data = path.read_bytes()
-        except (OSError, ValueError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise InputError([InputProblem(str(path), "$", f"a readable file ({reason})")]
-                             ) from None
-        return parse_json(data, str(path)), str(path)
+        return parse_json(read_input(path), str(path)), str(path)
     if isinstance(snapshot, str):
         return parse_json(snapshot, "snapshot"), "snapshot"
     return snapshot, "snapshot"
@@ -172,6 +159,26 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
         frames.append(engine.frame(doc, version))
         judged.append(i)
     if judged:
-        for i, ruling in zip(judged, engine.judge(frames), strict=True):
-            results[i] = ruling
+        for i, ruling in zip(judged, _judge_frames(engine, frames), strict=True):
+            if isinstance(ruling, EngineFault):
+                name = snapshot_name(*items[i])
+                results[i] = ErrorRecord(name, [InputProblem(name, "$", str(ruling))],
+                                         id=own_id(items[i][0]))
+            else:
+                results[i] = ruling
     return [r for r in results if r is not None]
+
+
+def _judge_frames(engine: Engine, frames: list[Frame]) -> list[Ruling | EngineFault]:
+    """The frames' rulings; a frame whose atoms show an engine fault gets its fault
+    (the others judged again one by one: a fault is rare, never on the common path)."""
+    try:
+        return list(engine.judge(frames))
+    except EngineFault:
+        out: list[Ruling | EngineFault] = []
+        for frame in frames:
+            try:
+                out.extend(engine.judge([frame]))
+            except EngineFault as fault:
+                out.append(fault)
+        return out

@@ -12,7 +12,7 @@ have been judged before are answered from a bounded cache of the atoms the
 program showed for them (the key is the lens's program and the whole fact text:
 sound by construction).  ``fast=False`` turns both off (raw timestamps, no cache),
 and the event points too: every object is derived at every time point
-(``every_time_point.``, order.lp), the reference the fast path is tested against.
+(``every_time_point.``: moments.lp, points.lp), the reference the fast path is tested against.
 
 A ``Lens`` is what one judging shows and how it is read: extra encodings (e.g.
 explain.lp), extra program text of its own (an invariant, causes' externals),
@@ -51,7 +51,7 @@ from .facts import (
 from .interrupts import ground
 from .ruling import VIA, Ruling, build_ruling
 from .slicing import Slicing, enabled
-from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot
+from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot, shown_texts
 from .vocabulary import OUTPUTS
 
 
@@ -383,10 +383,15 @@ class Engine:
             if model is None:
                 raise NoRuling("the rules have no answer for this batch: a proposal file's "
                                "constraint rules out every ruling (use error/5 atoms instead)")
-            symbols = model.symbols(shown=True)
-            ph.solve += time.process_time() - start
-            start = time.process_time()
-            by_snapshot = (symbols_by_snapshot if lens.symbols else atoms_by_snapshot)(symbols)
+            if lens.symbols:
+                symbols = model.symbols(shown=True)
+                ph.solve += time.process_time() - start
+                start = time.process_time()
+                by_snapshot = symbols_by_snapshot(symbols)
+            else:
+                ph.solve += time.process_time() - start
+                start = time.process_time()
+                by_snapshot = atoms_by_snapshot(shown_texts(model))
         ph.read_back += time.process_time() - start
         start = time.process_time()
         del ctl, handle, model  # clingo frees the ground program here

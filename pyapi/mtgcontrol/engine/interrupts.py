@@ -40,12 +40,22 @@ _stopped = False
 """A signal has stopped this process's run."""
 
 
-class Interrupted(Exception):
-    """The run was stopped by a signal; ``exit_code`` is 128 + its number (130, 143)."""
+class Interrupted(BaseException):
+    """The run was stopped by a signal; ``exit_code`` is 128 + its number (130, 143).
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
+    A `BaseException`, as `KeyboardInterrupt` is: code that turns whatever goes wrong
+    with one input into that input's error record (``except Exception``) must not turn
+    a stop into a record and carry on.
+
+    clingo re-raises an exception from inside one of its callbacks (a parse, a
+    logger) as ``type(err)(err)``: made from an `Interrupted`, it is the same stop."""
+
+    signum: int
+
+    def __init__(self, signum: int | Interrupted) -> None:
+        number: int = signum.signum if isinstance(signum, Interrupted) else signum
+        super().__init__(signal.Signals(number).name)
+        self.signum = number
 
     @property
     def exit_code(self) -> int:

@@ -248,6 +248,11 @@ def because_order(item: Because) -> tuple[int, str, str, str]:
     return FACT_ORDER.get(item.fact, 9), item.fact, item.rule, item.via
 
 
+class EngineFault(RuntimeError):
+    """The encodings derived a state their rules cannot reach (``internal_error/4`` of
+    checks.lp): a fault of the engine, not a property of the snapshot."""
+
+
 def build_ruling(doc: dict[str, Any], version: str, atoms: list[Atom], names: Names,
                  clock: Clock = PLAIN_CLOCK) -> Ruling:
     """The ruling for one snapshot from its shown atoms (in any order).
@@ -338,6 +343,11 @@ class _RulingReader:
         key = (self.name(o), str(fact), self.name(chooser), str(rule))
         self.choices.setdefault(key, []).append(self.name(p))
 
+    def internal_error(self, code: Any, o: int, t: int) -> None:
+        raise EngineFault(f"internal error {code} on {self.name(o)!r} at time {self.when(t)}: "
+                          "the engine reached a state its rules cannot (an engine fault, not a "
+                          "rules violation of the snapshot; please report it with the snapshot)")
+
     def violation(self, rule: str, code: str, x: int, y: int) -> None:
         self.ruling.violations.append(violation(rule, code, x, y, self.names, self.clock))
         if code == "claim_contradicts":
@@ -350,7 +360,7 @@ class _RulingReader:
         "history_run": history_run, "history_end": history_end,
         "history_point": history_point, "moment": moment,
         "planar_controller": planar_controller, "controlled_player": controlled_player,
-        "fate": fate, "choice": choice, "violation": violation}
+        "fate": fate, "choice": choice, "violation": violation, "internal_error": internal_error}
 
     def finish(self) -> Ruling:
         """Claims worded, every list in its canonical order, histories expanded."""

@@ -36,7 +36,7 @@ from .vocabulary import field_at, object_refs
 PLAYER_REFS = object_refs("p")
 OBJECT_REFS = object_refs("o")
 
-__all__ = ["InputProblem", "problems", "snapshot_name"]
+__all__ = ["InputError", "InputProblem", "positive_int", "problems", "snapshot_name"]
 
 SHOWN_CHARS = 60
 """Strings longer than this are cut (with an ellipsis) when shown in a message."""
@@ -58,6 +58,28 @@ class InputProblem:
 
     def __str__(self) -> str:
         return f"{_show_name(self.snapshot)}: {self.path}: expected {self.expected}"
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (a bad value is a usage error, exit 2)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown(text)}")
+    return value
+
+
+class InputError(ValueError):
+    """A snapshot (or another input) that does not follow its format; ``problems`` says
+    where and why."""
+
+    def __init__(self, found: list[InputProblem]) -> None:
+        super().__init__("\n".join(str(p) for p in found))
+        self.problems = found
 
 
 def snapshot_name(doc: object, fallback: str) -> str:

@@ -254,6 +254,7 @@ _OUT = [
     Output("fate", "Socrt", "left_game"),
     Output("choice", "Socprp", "choices"),
     Output("violation", "Srcxx", "violations"),
+    Output("internal_error", "Scot", "none: the snapshot's error record (an engine fault)"),
     Output("history_run", "Sotp", "objects[o].history (from T on: controller P, 0 = none)"),
     Output("history_end", "Sot", "objects[o].history (no entry from T on)"),
     Output("history_point", "Sot", "objects[o].history (a 0 entry at T only)"),

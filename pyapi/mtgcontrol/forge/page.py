@@ -3,14 +3,12 @@ linked to the object's row in its game state, each state with its objects."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 from ..engine.api import adjudicate_many
 from ..engine.ruling import Ruling
 from ..present.lang import language
-from ..present.pages import render
+from ..present.pages import render, write_said
 from .translate import Record
 
 
@@ -67,5 +65,4 @@ def write_page(path: str, results: list[tuple[dict[str, Any] | None, Record]]) -
                          ("disagreements", len(disagreements)),
                          ("of them superseded placements",
                           sum(1 for d in disagreements if d["expected"]))])
-    Path(path).write_text(text, encoding="utf-8")
-    print(f"wrote {path}", file=sys.stderr)
+    write_said(path, text, "--html")

@@ -26,10 +26,12 @@ import jinja2
 from .. import catalog
 from ..engine.api import InputError
 from ..engine.facts import ACTIVE, first_player, snapshot_now
+from ..engine.files import write_output
 from ..engine.validate import InputProblem, shown
 from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
 from .explain_text import explanation_text
 from .lang import Lang, UnknownLanguage, language
+from .text import escaped
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -491,9 +493,14 @@ def _need_output(args: argparse.Namespace) -> None:
 
 def _write(args: argparse.Namespace, text: str) -> int:
     _need_output(args)
-    Path(args.output).write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}", file=sys.stderr)
+    write_said(args.output, text)
     return 0
+
+
+def write_said(path: str, text: str, flag: str = "-o") -> None:
+    """A page (or report) written whole (``engine.files.write_output``), then said."""
+    write_output(path, text, flag)
+    print(f"wrote {escaped(path)}", file=sys.stderr)
 
 
 def cmd_adjudicate_html(args: argparse.Namespace, items: Sequence[tuple[Any, str]],
@@ -525,7 +532,7 @@ def cmd_explain(args: argparse.Namespace, item: tuple[Any, str],
     if args.format == "html":
         return _write(args, text)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        write_output(args.output, text + "\n")
     else:
         print(text)
     return 0
@@ -550,13 +557,15 @@ def explanation(item: tuple[Any, str], object_id: str, fact: str, why_not: str |
                             exp.why_not(object_id, fact, why_not) if why_not else None)
 
 
-def cmd_check_html(args: argparse.Namespace, rulings: Sequence[Any], seconds: float) -> int:
+def cmd_check_html(args: argparse.Namespace, records: Sequence[dict[str, Any]],
+                   seconds: float) -> int:
+    """``check --format html``: ``records`` are the files' rulings (or error records),
+    as JSON data."""
     lang = _lang(args)
-    records = [r.to_dict() for r in rulings]
     page_dir = Path(args.output).resolve().parent
     where = [Listed(name, f"file-{i}", _href(name, page_dir))
              for i, name in enumerate(args.files, 1)]
-    bad = sum(len(r["violations"]) for r in records)
+    bad = sum(len(r["violations"]) if "error" not in r else 1 for r in records)
     _write(args, rulings_summary(zip(where, records, strict=True), lang,
                                  lang.label("summary_check"),
                                  ", ".join(args.files), seconds))
@@ -605,8 +614,7 @@ def batch_summary_file(jsonl: str, html: str, lang_code: str, source: str = "",
             if line is not None and line.strip())
         text = rulings_summary(records, lang, lang.label("summary_batch"), source or None,
                                seconds)
-    Path(html).write_text(text, encoding="utf-8")
-    print(f"wrote {html}", file=sys.stderr)
+    write_said(html, text, "--html")
 
 
 def cmd_research_html(kind: str, run: Callable[[argparse.Namespace, tuple[str, ...]], int],

@@ -9,6 +9,8 @@ from typing import Any
 
 from .. import catalog
 from ..engine.api import InputError
+from ..engine.files import read_input
+from ..engine.solve import check_change
 from .gen import Bounds
 from .impact import impact_corpus, impact_exhaustive
 from .reports import impact_text
@@ -115,6 +117,9 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
     invariants = []
     for path in args.invariant:
+        data = read_input(path, where="--invariant", what="invariant file")
+        text = data.decode("utf-8", errors="replace")
+        check_change(text, path)  # no #include, no stray byte for clingo's messages
         try:
             invariants.append(load_invariant(path))
         except OSError as err:

@@ -14,15 +14,17 @@ from typing import Any
 
 from ..batch.judge import DEFAULT_MAX_EFFECTS, DEFAULT_MAX_OBJECTS
 from ..batch.lines import DEFAULT_MAX_LINE_BYTES
+from ..batch.workers import MAX_WORKERS
 from ..engine.api import InputError
+from ..engine.solve import load_changes
 from ..engine.validate import InputProblem, shown
 
 DEFAULTS: dict[str, Any] = {"timeout": 10.0, "max_batch_bytes": 1 << 30, "max_memory": 2048,
                             "worker_memory": 120, "max_waiting": 1000, "grace": 3.0}
 
 
-def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
-    """``serve``'s arguments (the command line's types for counts and seconds)."""
+def add_parser(sub: Any, positive_int: Any, positive_float: Any, worker_count: Any) -> None:
+    """``serve``'s arguments (the command line's types for counts, seconds and workers)."""
     p = sub.add_parser(
         "serve", help="the rules as a web service, with a workbench page",
         description="Serve rulings over HTTP: POST /adjudicate, /explain, /check, /batch "
@@ -35,8 +37,9 @@ def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000,
                    help="port to listen on (default 8000; 0: any free port, printed)")
-    p.add_argument("--workers", type=positive_int, default=1,
-                   help="judging processes (default 1)")
+    p.add_argument("--workers", type=worker_count, default=1,
+                   help=f"judging processes (default 1, at most {MAX_WORKERS}: 4 per core, "
+                        "as batch)")
     p.add_argument("--change", metavar="[NAME=]FILE.lp", action="append", default=[],
                    help="a proposal file requests may name (?changes=NAME; NAME defaults to "
                         "the file's name without .lp); repeatable.  Requests never send "
@@ -73,10 +76,10 @@ def add_parser(sub: Any, positive_int: Any, positive_float: Any) -> None:
 
 
 def proposals(specs: list[str]) -> tuple[tuple[str, str], ...]:
-    """``--change [NAME=]FILE.lp`` as (name, text), each text parsed by clingo first, so
-    that a broken proposal stops the start, not every request naming it."""
-    from clingo import ast
-
+    """``--change [NAME=]FILE.lp`` as (name, text), each read and checked as every
+    command reads a proposal (``load_changes``: the size limit, no ``#include`` or
+    ``#script``, parsed and grounded alone), so that a broken proposal stops the start,
+    not every request naming it."""
     found: dict[str, str] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -85,23 +88,7 @@ def proposals(specs: list[str]) -> tuple[tuple[str, str], ...]:
         if name in found:
             raise InputError([InputProblem("mtgcontrol", "--change", (
                 f"proposals with distinct names (NAME=FILE.lp), got {shown(name)} twice"))])
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise InputError([InputProblem(path, "--change",
-                                           f"a readable proposal file ({reason})")]) from None
-        messages: list[str] = []
-
-        def said(_code: object, message: str, into: list[str] = messages) -> None:
-            into.append(message.strip())
-
-        try:
-            ast.parse_string(text, lambda _s: None, logger=said)
-        except RuntimeError:
-            raise InputError([InputProblem(path, "--change", "a proposal clingo can parse: "
-                                           + " ".join(messages))]) from None
-        found[name] = text
+        found[name] = load_changes([path])[0]
     return tuple(found.items())
 
 
