@@ -314,12 +314,17 @@ def build_parser() -> argparse.ArgumentParser:
     _file_options(d, ("old", "new"), [("catalog_draft", "--catalog-draft")])
 
     bounds = argparse.ArgumentParser(add_help=False)
-    # Default bounds: a run of about a minute on 2 cores (BENCHMARKS.md): verify
-    # 3 / 2 / 1, impact --exhaustive 2 / 2 / 1 (set on each command below).
-    bounds.add_argument("--players", type=int, help="players at most (default: verify 3, "
-                        "impact 2)")
+    # Default bounds (research/commands.py: VERIFY_BOUNDS, IMPACT_BOUNDS).
+    bounds.add_argument("--players", type=int, help="players at most (default 2)")
     bounds.add_argument("--objects", type=int, help="objects at most (default 2)")
-    bounds.add_argument("--effects", type=int, help="effects at most (default 1)")
+    bounds.add_argument("--effects", type=int, help="effects at most (default: verify 2, "
+                        "impact 1)")
+    bounds.add_argument("--details", type=int, help="history details at most: turn entries, "
+                        "more players leaving, phasing, tapping, ... (docs/research.md, "
+                        "The search space; default: verify 1, impact 0)")
+    bounds.add_argument("--size", type=int, help="objects + effects + details at most "
+                        "(default: verify 3 when no object, effect or detail bound is "
+                        "given; else objects + effects, so details take the place of parts)")
     bounds.add_argument("--format", choices=("text", "json", "html"), default="text",
                         help="text (default), json, or html (a summary page; needs -o)")
     bounds.add_argument("--quiet", action="store_true",
@@ -355,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dask", metavar="ADDRESS|local", default=None,
                    help="with --exhaustive: search on a Dask cluster (its scheduler's address, "
                         "or 'local'); needs `pip install mtgcontrol[dask]`")
-    p.set_defaults(players=2, objects=2, effects=1)
+    p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
     _file_options(p, ("corpus", "change"), [("output", "-o")])
 
     p = sub.add_parser("verify", parents=[copy.deepcopy(bounds)],
@@ -396,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "invariant failures of its ordering's representative, the only "
                         "ordering verify and impact --exhaustive search (docs/research.md, "
                         "Time orderings)")
-    p.set_defaults(players=3, objects=2, effects=1)
+    p.set_defaults(players=None, objects=None, effects=None, details=None, size=None)
     _file_options(p, ("invariant", "change"), [("output", "-o")])
 
     from .forge.command import add_parser as add_import_parser

@@ -19,13 +19,33 @@ from .reports import impact_text
 # Commands
 
 
-def _bounds(args: argparse.Namespace) -> Bounds:
-    for name in ("players", "objects", "effects"):
-        value = getattr(args, name)
-        low = 1 if name != "effects" else 0
+# Default bounds.  verify: two players, cones of up to three objects + effects +
+# details among at most two objects, two effects (two effects on one object:
+# layer 2) and one history detail -- about half a minute of CPU (BENCHMARKS.md);
+# impact --exhaustive: 2 / 2 / 1 without details (about 25 s).
+VERIFY_BOUNDS = Bounds(2, 2, 2, details=1, size=3)
+IMPACT_BOUNDS = Bounds(2, 2, 1)
+
+
+def _bounds(args: argparse.Namespace, default: Bounds) -> Bounds:
+    """The bounds given, each one not given taken from ``default``; its size cap only
+    when no object, effect or detail bound is given (else objects + effects)."""
+    values = {}
+    for name in ("players", "objects", "effects", "details"):
+        value = getattr(args, name, None)
+        value = getattr(default, name) if value is None else value
+        low = 1 if name in ("players", "objects") else 0
         if not isinstance(value, int) or not low <= value <= 6:
             raise InputError([_usage(f"--{name}", f"an integer from {low} to 6, got {value}")])
-    return Bounds(args.players, args.objects, args.effects)
+        values[name] = value
+    size = getattr(args, "size", None)
+    if size is None and all(getattr(args, n, None) is None
+                            for n in ("objects", "effects", "details")):
+        size = default.size
+    if size is not None and not (isinstance(size, int) and 1 <= size <= 18):
+        raise InputError([_usage("--size", f"an integer from 1 to 18, got {size}")])
+    return Bounds(values["players"], values["objects"], values["effects"], values["details"],
+                  size)
 
 
 def _usage(where: str, expected: str) -> Any:
@@ -52,12 +72,12 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         if args.corpus is not None:
             raise InputError([_usage("CORPUS.jsonl", "no corpus with --exhaustive")])
         if args.enumerate:
-            report = impact_exhaustive(_bounds(args), v1, v2, changes,
+            report = impact_exhaustive(_bounds(args, IMPACT_BOUNDS), v1, v2, changes,
                                        batch_size=max(args.batch_size, 1000))
         else:
             from .differences import impact_search
 
-            report = impact_search(_bounds(args), v1, v2, changes,
+            report = impact_search(_bounds(args, IMPACT_BOUNDS), v1, v2, changes,
                                    quiet=getattr(args, "quiet", False), limit=args.time_limit,
                                    workers=1, dask=args.dask)
     else:
@@ -109,12 +129,13 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         invariants = builtin_invariants()
         if args.check_locality:  # the lemma matters for the invariants searched by cones
             invariants = [i for i in invariants if i.cones]
+    bounds = _bounds(args, VERIFY_BOUNDS)
     settings = Settings(threads=args.threads, workers=args.workers, dask=args.dask,
                         limit=args.time_limit)
-    verdicts = verify_all(_bounds(args), versions, invariants, changes, _progress(args),
+    verdicts = verify_all(bounds, versions, invariants, changes, _progress(args),
                           settings, args.check_locality, args.check_orderings)
     if args.format == "json":
-        print(json.dumps({"bounds": _bounds(args).to_dict(), "proposal": bool(changes),
+        print(json.dumps({"bounds": bounds.to_dict(), "proposal": bool(changes),
                           "check": "locality" if args.check_locality else
                           "orderings" if args.check_orderings else "invariants",
                           "cpu_seconds": round(sum(v.seconds for v in verdicts), 2),

@@ -104,7 +104,7 @@ class ImpactTask:
         bounds = self.program.bounds
         out = Witnesses()
         excluded: set[FoundKind] = set()
-        for size in range(1, bounds.objects + bounds.effects + 1):
+        for size in range(1, bounds.max_size + 1):
             if not self.quiet:
                 _progress(f"{self.label}{len(excluded)} kind(s) found: searching "
                           f"{search.unit} with {size} object(s) + effect(s) (up to "
@@ -112,9 +112,9 @@ class ImpactTask:
             # Sizes in turn (each kind's first witness is a smallest one); within a size,
             # cell by cell and cube by cube (the kinds of the effects), each searched
             # until it has no witness of a kind not found yet.
-            for _objects, effects in cells(bounds, size):
+            for objects, effects in cells(bounds, size):
                 for cube in cubes(self.program.generator or generator_text(), effects,
-                                  bounds.effects):
+                                  bounds.effects, objects):
                     if not self._exhaust(search, size, cube, budget, excluded, out):
                         out.exhausted_upto = size - 1
                         out.cpu = budget.spent()

@@ -46,10 +46,12 @@ from .solver import (
     Progress,
     SearchProgram,
     Solved,
+    cell_bounds,
     cells,
     cubes,
     search_file,
 )
+from .space import name_of
 from .workers import POLL, Failure, Groundings, Runner, run_one, runner
 
 # ---------------------------------------------------------------------------------
@@ -220,13 +222,17 @@ class CubeTask:
 
 def cone_bounds_text(bounds: Bounds) -> str:
     players = "2 players" if bounds.players <= 2 else f"2 to {bounds.players} players"
-    return (f"up to {bounds.objects + bounds.effects} objects + effects (≤ {bounds.objects} "
-            f"objects, ≤ {bounds.effects} effects; {players})")
+    parts = "objects + effects + details" if bounds.details else "objects + effects"
+    return (f"up to {bounds.max_size} {parts} (≤ {bounds.objects} "
+            f"objects, ≤ {bounds.effects} effects{bounds.details_text()}; {players})")
 
 
 def bounds_text(bounds: Bounds) -> str:
-    return (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
-            f"≤ {bounds.effects} effects")
+    text = (f"≤ {bounds.players} players, ≤ {bounds.objects} objects, "
+            f"≤ {bounds.effects} effects{bounds.details_text()}")
+    if bounds.max_size != bounds.objects + bounds.effects + bounds.details:
+        text += f", ≤ {bounds.max_size} in all"
+    return text
 
 
 @dataclass
@@ -295,12 +301,10 @@ class Verdict:
     def scope(self, upto: int | None = None) -> str:
         """What a proof covers (up to ``upto`` objects + effects if given)."""
         bounds = self.bounds if upto is None else Bounds(
-            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto))
+            self.bounds.players, min(self.bounds.objects, upto), min(self.bounds.effects, upto),
+            min(self.bounds.details, upto), min(self.bounds.max_size, upto))
         if self.mode == "cone":
             text = cone_bounds_text(bounds)
-            if upto is not None:
-                text = text.replace(f"up to {bounds.objects + bounds.effects}", f"up to {upto}",
-                                    1)
             which = f"{self.cone} cone" if self.cone != "dependencies" else "cone"
             return f"every {which} {text}, so every snapshot whose cones are within that"
         if self.mode in ("locality", "orderings"):
@@ -347,14 +351,7 @@ def _name_of(value: clingo.Symbol) -> str:
     """A search id as the counterexample document names it (bridge.lp's ranges)."""
     if value.type != clingo.SymbolType.Number:
         return str(value)
-    n = value.number
-    if n == 0:
-        return "-"
-    if n > 20:
-        return f"e{n - 20}"
-    if n > 10:
-        return f"o{n - 10}"
-    return f"p{n}"
+    return name_of(value.number)
 
 
 def _failures(atoms: Iterable[clingo.Symbol]) -> list[dict[str, str]]:
@@ -468,13 +465,13 @@ def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
     for index, track in enumerate(tracks):
         v = track.verdict
         generator = settings.generator if settings.generator is not None else generator_text()
-        for size in range(1, v.bounds.objects + v.bounds.effects + 1):
+        for size in range(1, v.bounds.max_size + 1):
             for objects, effects in cells(v.bounds, size):
                 program = invariant_program(
-                    Bounds(v.bounds.players, objects, effects), track.version, v.invariant,
+                    cell_bounds(v.bounds, objects, effects), track.version, v.invariant,
                     v.mode, track.changes, settings.threads, options=settings.options,
                     orderings=settings.orderings, generator=generator)
-                for cube in cubes(generator, effects, v.bounds.effects):
+                for cube in cubes(generator, effects, effects, objects):
                     task = CubeTask(len(tasks), program, size, cube, track=index,
                                     cell=(objects, effects))
                     tasks.append(task)
@@ -556,7 +553,8 @@ def _counterexample_task(track: _Track, size: int, settings: Settings) -> CubeTa
     """The best counterexample of exactly ``size``: one program for the size (every cell,
     one thread), its best model (fewest players, then none leaving)."""
     v = track.verdict
-    bounds = Bounds(v.bounds.players, min(v.bounds.objects, size), min(v.bounds.effects, size))
+    bounds = Bounds(v.bounds.players, min(v.bounds.objects, size), min(v.bounds.effects, size),
+                    min(v.bounds.details, size), size)
     program = invariant_program(bounds, track.version, v.invariant, v.mode, track.changes,
                                 1, fewest_players=True, options=settings.options,
                                 orderings=settings.orderings, generator=settings.generator)

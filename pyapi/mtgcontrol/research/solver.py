@@ -32,6 +32,7 @@ from ..engine.interrupts import ground
 from ..engine.proposals import guard_changes
 from ..engine.solve import NoRuling, Program
 from .gen import Bounds, generator_text, model_to_doc
+from .space import bridge_text
 
 Progress = Callable[[str], None]
 StopWhen = Callable[[], bool]
@@ -64,21 +65,33 @@ def effect_kinds(generator: str) -> tuple[str, ...]:
 
 
 def cells(bounds: Bounds, size: int) -> list[tuple[int, int]]:
-    """(objects, effects) of exactly ``size`` within ``bounds`` (at least one object)."""
-    return [(o, size - o) for o in range(1, bounds.objects + 1)
-            if 0 <= size - o <= bounds.effects]
+    """(objects, effects) of snapshots of exactly ``size`` within ``bounds`` (at least
+    one object; the rest of the size is details, at most ``bounds.details``)."""
+    if size > bounds.max_size:
+        return []
+    return [(o, e) for o in range(1, bounds.objects + 1) for e in range(bounds.effects + 1)
+            if 0 <= size - o - e <= bounds.details]
+
+
+def cell_bounds(bounds: Bounds, objects: int, effects: int) -> Bounds:
+    """The bounds a cell's program is grounded with: its objects and effects (the cube
+    makes them exact), every detail allowed."""
+    return Bounds(bounds.players, objects, effects, bounds.details,
+                  objects + effects + bounds.details)
 
 
 Cube = tuple[tuple[str, bool], ...]
 """Assumptions, each an atom's text and its value."""
 
 
-def cubes(generator: str, effects: int, most: int) -> list[Cube]:
-    """The snapshots with exactly ``effects`` effects (of at most ``most``), one cube per
-    kind of each effect: ``ef(E)`` for E <= effects and not beyond, ``etype(E,K)``.
-    Every such snapshot is in exactly one (each effect has one kind), so together they
-    are the cell; a tuple the generator's canonical order rules out is refuted at once."""
-    count = tuple((f"ef({e})", e <= effects) for e in range(1, most + 1))
+def cubes(generator: str, effects: int, most: int, objects: int = 1) -> list[Cube]:
+    """The snapshots with exactly ``objects`` objects and ``effects`` effects (of at most
+    ``most``), one cube per kind of each effect: ``ob(objects)`` (objects are a prefix),
+    ``ef(E)`` for E <= effects and not beyond, ``etype(E,K)``.  Every such snapshot is
+    in exactly one (each effect has one kind), so together they are the cell; a tuple
+    the generator's canonical order rules out is refuted at once."""
+    count = ((f"ob({objects})", True),) + tuple(
+        (f"ef({e})", e <= effects) for e in range(1, most + 1))
     return [count + tuple((f"etype({e},{k})", True) for e, k in enumerate(combo, 1))
             for combo in itertools.product(effect_kinds(generator), repeat=effects)]
 
@@ -122,7 +135,7 @@ class SearchProgram:
         else:
             rules = rules_text(versions)
             changes = guard_changes(self.changes, self.changed_slots)
-        return "\n".join((self.generator or generator_text(), search_file("bridge.lp"), rules,
+        return "\n".join((self.generator or generator_text(), bridge_text(), rules,
                           changes, slot_facts, search_file("sizes.lp"), self.goal))
 
     def ground(self) -> Search:
@@ -193,7 +206,7 @@ class Search:
         self.program = program
         bounds = program.bounds
         self.bounds = bounds
-        self.max_size = bounds.objects + bounds.effects
+        self.max_size = bounds.max_size
         self.messages: list[str] = []
         self.unit = "snapshots" if program.connected else "cones"
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
@@ -210,7 +223,8 @@ class Search:
             ["--warn=none", *configuration, *parallel,
              f"--opt-mode={'opt' if program.fewest_players else 'ignore'}",
              f"-c np={bounds.players}",
-             f"-c no={bounds.objects}", f"-c ne={bounds.effects}", "-c exact=0",
+             f"-c no={bounds.objects}", f"-c ne={bounds.effects}",
+             f"-c nd={bounds.details}", "-c exact=0",
              f"-c late={int(program.late)}", f"-c connected={int(program.connected)}",
              f"-c orderings={int(program.orderings)}", *options],
             logger=lambda _code, text: self.messages.append(text))
