@@ -6,7 +6,8 @@ that).  For each, this runs `mtgcontrol verify` with no bound flags -- the newes
 version, every built-in invariant -- in a process of its own with the mutant in
 force (a copy of the package with the edit made, so verify's worker processes
 run it too), and counts it caught when some invariant fails with a counterexample
-that reproduces.  It prints one line per mutant (caught or not, the size of its witness
+that reproduces (`--first-failure`: the run stops at the first invariant that
+fails).  It prints one line per mutant (caught or not, the size of its witness
 and the bounds it needs, CPU seconds of the process, the invariants that failed),
 then the score per rule family and in all: caught / live.
 
@@ -123,7 +124,8 @@ def main() -> None:
     score: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     total_cpu = 0.0
     for m in mutants:
-        result, cpu, wall = child(m, [])
+        # A mutant is caught by its first failing invariant: the run stops there.
+        result, cpu, wall = child(m, ["--first-failure"])
         total_cpu += cpu
         caught = bool(result.get("caught"))
         score[m.family][0] += caught
