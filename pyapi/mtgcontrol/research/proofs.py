@@ -471,6 +471,7 @@ class _Track:
     ended: float = 0.0
     announced: set[int] = field(default_factory=set)
     size_cpu: dict[int, float] = field(default_factory=dict)
+    refuted: set[int] = field(default_factory=set)  # tasks proved to hold no witness
 
     def proved(self) -> int:
         upto = 0
@@ -610,18 +611,26 @@ def _record(track: _Track, task: CubeTask, result: Any, goal: int = 0) -> None:
         track.found = task.size if track.found is None else min(track.found, task.size)
     else:
         track.unsat[task.size] = track.unsat.get(task.size, 0) + 1
+        track.refuted.add(task.number)
 
 
-def _counterexample_task(track: _Track, size: int, settings: Settings) -> CubeTask:
-    """The best counterexample of exactly ``size``: one program for the size (every cell,
-    one thread), its best model (fewest players, then none leaving)."""
+def _counterexample_tasks(track: _Track, size: int, settings: Settings) -> list[CubeTask]:
+    """The searches for the counterexample of exactly ``size``: the cubes of that size in
+    their canonical order (cell, then kinds), each the invariant's own program for the
+    cell (one thread) and its best model (fewest players, then none leaving); the first
+    cube with a witness gives it.  Cubes the proof refuted are left out: which cube
+    gives the counterexample does not depend on the workers or on timing."""
     v = track.verdict
-    bounds = Bounds(v.bounds.players, min(v.bounds.objects, size), min(v.bounds.effects, size),
-                    min(v.bounds.details, size), size)
-    program = invariant_program(bounds, track.version, v.invariant, v.mode, track.changes,
-                                1, fewest_players=True, options=settings.options,
-                                orderings=settings.orderings, generator=settings.generator)
-    return CubeTask(-1, program, size, model=True)
+    out = []
+    for task in sorted(track.tasks[size], key=lambda t: (t.cell, t.number)):
+        if task.number in track.refuted:
+            continue
+        program = invariant_program(
+            cell_bounds(v.bounds, *task.cell), track.version, v.invariant, v.mode,
+            track.changes, 1, fewest_players=True, options=settings.options,
+            orderings=settings.orderings, generator=settings.generator)
+        out.append(CubeTask(-1, program, size, task.cube, model=True, cell=task.cell))
+    return out
 
 
 def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None) -> None:
@@ -647,14 +656,19 @@ def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None)
             v.complete = v.proved >= track.found - 1
             if work is None:
                 work = runner(min(1, settings.workers), settings.dask)
-            task = _counterexample_task(track, track.found, settings)
-            solved = run_one(work, task)
+            solved: Any = Failure("no cube of that size is left unrefuted")
+            for task in _counterexample_tasks(track, track.found, settings):
+                solved = run_one(work, task)
+                if isinstance(solved, Failure):
+                    break
+                v.seconds += solved.cpu
+                if solved.found is not None:
+                    break
             if isinstance(solved, Failure) or solved.found is None:
                 raise RuntimeError(f"verify: no counterexample of size {track.found} to "
                                    f"{v.invariant.name} in a fresh search (the proof found one)"
                                    + (f": {solved.message}" if isinstance(solved, Failure)
                                       else ""))
-            v.seconds += solved.cpu
             _counterexample(track, solved.found)
     finally:
         if own and work is not None:
