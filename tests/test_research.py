@@ -241,7 +241,11 @@ def test_impact_and_verify_have_their_own_default_bounds() -> None:
 
     impact = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
     verify = build_parser().parse_args(["verify"])
-    assert (impact.players, verify.players) == (2, 3)
+    from mtgcontrol.research.commands import IMPACT_BOUNDS, VERIFY_BOUNDS, _bounds
+    from mtgcontrol.research.gen import Bounds
+
+    assert _bounds(impact, IMPACT_BOUNDS) == Bounds(2, 2, 1)
+    assert _bounds(verify, VERIFY_BOUNDS) == Bounds(2, 2, 2, details=1, size=3)
 
 
 def _unobservable_documented() -> dict[str, str]:
@@ -265,8 +269,10 @@ def test_switching_off_any_rule_the_search_can_exercise_changes_a_ruling() -> No
     args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
     version = catalog.newest()
     rules = {r.group: r.number for r in version.rules if r.group in switchable_groups()}
-    found, _cpu = switch_off_each(Bounds(args.players, args.objects, args.effects), version,
-                                  sorted(rules), workers=1)
+    from mtgcontrol.research.commands import IMPACT_BOUNDS, _bounds
+
+    found, _cpu = switch_off_each(_bounds(args, IMPACT_BOUNDS), version, sorted(rules),
+                                  workers=1)
     assert all(seen is None or isinstance(seen, Observed) for seen in found.values())
     silent = {rules[g] for g, seen in found.items() if seen is None}
     documented = _unobservable_documented()

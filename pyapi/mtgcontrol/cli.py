@@ -391,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "and solving, every worker's): its verdict is then undecided beyond "
                         "the sizes proved; the same for each check of --check-locality and "
                         "--check-orderings")
+    p.add_argument("--first-failure", action="store_true",
+                   help="stop at the first invariant found to fail (its counterexample is "
+                        "still read and reproduced; the invariants not yet decided are "
+                        "reported undecided): a quick yes/no, as a mutation run wants")
     p.add_argument("--check-locality", action="store_true",
                    help="check the locality lemma instead (a two-slot search): each snapshot "
                         "within the bounds has, at every object and effect, the facts and "

@@ -106,7 +106,7 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
-    from .proofs import Settings, builtin_invariants, load_invariant, verify_all
+    from .proofs import Settings, builtin_invariants, invariant_of, verify_all
     from .reports import verdicts_text
 
     if args.all_versions and args.rules is not None:
@@ -120,18 +120,14 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
         data = read_input(path, where="--invariant", what="invariant file")
         text = data.decode("utf-8", errors="replace")
         check_change(text, path)  # no #include, no stray byte for clingo's messages
-        try:
-            invariants.append(load_invariant(path))
-        except OSError as err:
-            raise InputError([_usage(path, f"a readable invariant file ({err.strerror})")]
-                             ) from None
+        invariants.append(invariant_of(path, text))  # the text read once, bounded
     if not invariants:
         invariants = builtin_invariants()
         if args.check_locality:  # the lemma matters for the invariants searched by cones
             invariants = [i for i in invariants if i.cones]
     bounds = _bounds(args, VERIFY_BOUNDS)
     settings = Settings(threads=args.threads, workers=args.workers, dask=args.dask,
-                        limit=args.time_limit)
+                        limit=args.time_limit, first=args.first_failure)
     verdicts = verify_all(bounds, versions, invariants, changes, _progress(args),
                           settings, args.check_locality, args.check_orderings)
     if args.format == "json":

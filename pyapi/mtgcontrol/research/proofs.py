@@ -103,9 +103,13 @@ def builtin_invariants() -> list[Invariant]:
 
 
 def load_invariant(path: str | Path) -> Invariant:
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    return Invariant(path.stem, _summary(text) or path.stem, text)
+    return invariant_of(path, Path(path).read_text(encoding="utf-8"))
+
+
+def invariant_of(path: str | Path, text: str) -> Invariant:
+    """The invariant of a file's ``text`` (already read), named by its file name."""
+    name = Path(path).stem
+    return Invariant(name, _summary(text) or name, text)
 
 
 class _Tagged(ast.Transformer):
@@ -126,8 +130,8 @@ class _Tagged(ast.Transformer):
 
 def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
     """The invariant files as one text, each file's fail/3 tagged with its index (clingo's
-    AST, not text substitution), plus (``whole``) the goal: a failure of the invariant
-    whose external goal(I) is true."""
+    AST, not text substitution), plus (``whole``) the goal: a failure of some invariant
+    whose external goal(I) is true (ifail_found/1: which of them fail)."""
     out: list[str] = []
 
     def add(index: int, stm: ast.AST) -> None:
@@ -140,8 +144,10 @@ def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
             raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
     out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
     if whole:
-        out.append("ifail_any(I) :- ifail(I,_,_,_).")
-        out.append(":- goal(I), not ifail_any(I).")
+        out.append("ifail_found(I) :- goal(I), ifail(I,_,_,_).")
+        out.append("ifail_some :- ifail_found(_).")
+        out.append(":- not ifail_some.")
+        out.append("#show ifail_found/1.")
     out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
     return "\n".join(out)
 
@@ -164,8 +170,9 @@ def mode_of(invariant: Invariant, locality: bool = False, orderings: bool = Fals
     return "cone" if invariant.cones else "snapshot"
 
 
-def invariant_program(bounds: Bounds, version: catalog.Version, invariant: Invariant,
-                      mode: str, changes: Sequence[str] = (), threads: int = 1,
+def invariant_program(bounds: Bounds, version: catalog.Version,
+                      invariant: Invariant | Sequence[Invariant], mode: str,
+                      changes: Sequence[str] = (), threads: int = 1,
                       fewest_players: bool = False, options: Sequence[str] = (),
                       orderings: bool = True, generator: str | None = None) -> SearchProgram:
     """The search program for one invariant under one version: ``snapshot`` (a
@@ -175,10 +182,14 @@ def invariant_program(bounds: Bounds, version: catalog.Version, invariant: Invar
     snapshot of any time ordering, also one where objects enter after a player left,
     whose facts or failures differ from its ordering's representative's: two slots).
     The first two search representatives of the time orderings only (every ordering
-    with ``orderings`` False: a benchmark's baseline)."""
+    with ``orderings`` False: a benchmark's baseline).  Several invariants (of one
+    cone, in the first two modes) are searched together: a failure of any whose
+    goal/1 is set."""
+    group = [invariant] if isinstance(invariant, Invariant) else list(invariant)
+    invariant = group[0]
     two = mode in ("locality", "orderings")
     slots = ((0, version.name), (1, version.name)) if two else ((0, version.name),)
-    goal = tagged([invariant], whole=mode == "snapshot")
+    goal = tagged(group, whole=mode == "snapshot")
     if mode == "orderings":
         goal += "\n" + search_file("orderings.lp")
     elif mode != "snapshot":
@@ -193,8 +204,10 @@ def invariant_program(bounds: Bounds, version: catalog.Version, invariant: Invar
 
 @dataclass
 class CubeTask:
-    """One cube of one cell of one size of an invariant's space, or (``model``) the
-    best counterexample of a size; ``track`` is the invariant's place in the run."""
+    """One cube of one cell of one size of the space of some invariants searched
+    together (``members``: their tracks' places in the run, in the program's goal
+    order; ``goals``: those still searched when it starts), or (``model``) the best
+    counterexample of a size of one invariant."""
 
     number: int
     program: SearchProgram
@@ -202,13 +215,23 @@ class CubeTask:
     cube: tuple[tuple[str, bool], ...] = ()
     model: bool = False
     budget: float | None = None
-    track: int = 0
+    members: tuple[int, ...] = (0,)
     cell: tuple[int, int] = (0, 0)
+    goals: tuple[int, ...] = (0,)
+
+    @property
+    def track(self) -> int:
+        return self.members[0]
 
     def run(self, groundings: Groundings, budget: Budget) -> Solved:
         search = groundings.get(self.program)
-        search.set_goal(0, 1)
         cube = [(clingo.parse_term(atom), value) for atom, value in self.cube]
+        if not self.model:
+            solved = search.solve_goals(self.size, self.goals, len(self.members), cube,
+                                        budget)
+            solved.cpu = budget.spent()
+            return solved
+        search.set_goal(0, 1)
         solved = search.solve(self.size, cube, budget, self.model)
         solved.cpu = budget.spent()
         if solved.found is not None:  # symbols do not travel between processes
@@ -426,6 +449,8 @@ class Settings:
     options: tuple[str, ...] = ()
     orderings: bool = True
     generator: str | None = None
+    first: bool = False
+    """Stop every other invariant's search once one is found to fail."""
 
 
 @dataclass
@@ -446,6 +471,7 @@ class _Track:
     ended: float = 0.0
     announced: set[int] = field(default_factory=set)
     size_cpu: dict[int, float] = field(default_factory=dict)
+    refuted: set[int] = field(default_factory=set)  # tasks proved to hold no witness
 
     def proved(self) -> int:
         upto = 0
@@ -460,24 +486,54 @@ class _Track:
             self.found is None or task.size < self.found)
 
 
-def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
-    tasks: list[CubeTask] = []
+def _groups(tracks: list[_Track]) -> list[tuple[int, ...]]:
+    """The tracks searched together: the invariants of one version, searched by the same
+    cone (or over whole snapshots), share each program and each solve -- one search for
+    a failure of any of them.  Its unsatisfiability proves each; a witness says which it
+    fails, and those are set aside while the rest are searched on (`Search.solve_goals`).
+    A lemma's check (locality, orderings) is one invariant's alone."""
+    out: dict[tuple[Any, ...], list[int]] = {}
     for index, track in enumerate(tracks):
         v = track.verdict
-        generator = settings.generator if settings.generator is not None else generator_text()
+        key: tuple[Any, ...] = (v.version, track.changes, v.mode, v.bounds,
+                                v.invariant.cone if v.mode == "cone" else None)
+        if v.mode not in ("snapshot", "cone"):
+            key += (index,)
+        out.setdefault(key, []).append(index)
+    return [tuple(members) for members in out.values()]
+
+
+def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
+    tasks: list[CubeTask] = []
+    generator = settings.generator if settings.generator is not None else generator_text()
+    for members in _groups(tracks):
+        first = tracks[members[0]]
+        v = first.verdict
         for size in range(1, v.bounds.max_size + 1):
             for objects, effects in cells(v.bounds, size):
                 program = invariant_program(
-                    cell_bounds(v.bounds, objects, effects), track.version, v.invariant,
-                    v.mode, track.changes, settings.threads, options=settings.options,
+                    cell_bounds(v.bounds, objects, effects), first.version,
+                    [tracks[m].verdict.invariant for m in members], v.mode, first.changes,
+                    settings.threads, options=settings.options,
                     orderings=settings.orderings, generator=generator)
                 for cube in cubes(generator, effects, effects, objects):
-                    task = CubeTask(len(tasks), program, size, cube, track=index,
-                                    cell=(objects, effects))
+                    task = CubeTask(len(tasks), program, size, cube, members=members,
+                                    cell=(objects, effects),
+                                    goals=tuple(range(len(members))))
                     tasks.append(task)
-                    track.tasks.setdefault(size, []).append(task)
-    # The smallest sizes first, every invariant's in turn (a cell's cubes together).
+                    for m in members:
+                        tracks[m].tasks.setdefault(size, []).append(task)
+    # The smallest sizes first, every group's in turn (a cell's cubes together).
     return sorted(tasks, key=lambda t: (t.size, t.track, t.cell, t.number))
+
+
+def _live(tracks: list[_Track], task: CubeTask) -> bool:
+    return any(tracks[m].live(task) for m in task.members)
+
+
+def _share(task: CubeTask, cpu: float) -> float:
+    """A track's share of a task's CPU (the task searched for each of its members)."""
+    return cpu / len(task.members)
 
 
 def prove(tracks: list[_Track], settings: Settings, progress: Progress | None = None,
@@ -490,35 +546,43 @@ def prove(tracks: list[_Track], settings: Settings, progress: Progress | None = 
     running: list[CubeTask] = []
     try:
         while pending or running:
-            pending = [t for t in pending if tracks[t.track].live(t)]
-            for task in running:  # a smaller witness, or the limit: its tasks stop
-                if not tracks[task.track].live(task):
-                    work.cancel(task)
-            for track in tracks:
-                _limit(track, [t for t in running if tracks[t.track] is track], work,
+            for index, track in enumerate(tracks):
+                _limit(track, [t for t in running if index in t.members], work,
                        settings.limit)
-            window = [t for t in pending if tracks[t.track].live(t)][:4 * work.workers]
+            if settings.first and any(t.found is not None for t in tracks):
+                for track in tracks:
+                    track.stopped = track.stopped or track.found is None
+            pending = [t for t in pending if _live(tracks, t)]
+            for task in running:  # a smaller witness, or the limit: its tasks stop
+                if not _live(tracks, task):
+                    work.cancel(task)
+            window = pending[:4 * work.workers]
             for task in window:
-                track = tracks[task.track]
-                task.budget = None if settings.limit is None else max(
-                    0.0, settings.limit - track.cpu - sum(
-                        work.spent(t) for t in running if t.track == task.track))
+                live = [i for i, m in enumerate(task.members) if tracks[m].live(task)]
+                task.goals = tuple(live)
+                # Each live member's share of the task's CPU stays within its limit.
+                task.budget = None if settings.limit is None else len(task.members) * min(
+                    max(0.0, settings.limit - tracks[task.members[i]].cpu - sum(
+                        _share(t, work.spent(t)) for t in running
+                        if task.members[i] in t.members)) for i in live)
             for started in work.dispatch(window):
                 task = cast(CubeTask, started)
                 pending.remove(task)
                 running.append(task)
-                track = tracks[task.track]
-                if track.started is None:
-                    track.started = time.perf_counter()
-                if progress is not None and task.size not in track.announced:
-                    track.announced.add(task.size)
-                    v = track.verdict
-                    progress(f"{track.label}searching {UNITS[v.mode]} with {task.size} "
-                             f"object(s) + effect(s) (up to {v.bounds.players} players)")
+                for i in task.goals:
+                    track = tracks[task.members[i]]
+                    if track.started is None:
+                        track.started = time.perf_counter()
+                    if progress is not None and task.size not in track.announced:
+                        track.announced.add(task.size)
+                        v = track.verdict
+                        progress(f"{track.label}searching {UNITS[v.mode]} with {task.size} "
+                                 f"object(s) + effect(s) (up to {v.bounds.players} players)")
             for ended, result in work.wait(POLL):
                 task = cast(CubeTask, ended)
                 running.remove(task)
-                _record(tracks[task.track], task, result)
+                for i in task.goals:
+                    _record(tracks[task.members[i]], task, result, i)
     finally:
         if own:
             work.close()
@@ -527,38 +591,46 @@ def prove(tracks: list[_Track], settings: Settings, progress: Progress | None = 
 def _limit(track: _Track, running: list[CubeTask], work: Runner, limit: float | None) -> None:
     if limit is None or track.stopped or track.found is not None:
         return
-    if track.cpu + sum(work.spent(t) for t in running) >= limit:
-        track.stopped = True
-        for task in running:
-            work.cancel(task)
+    if track.cpu + sum(_share(t, work.spent(t)) for t in running) >= limit:
+        track.stopped = True  # its tasks stop when no other track needs them (`prove`)
 
 
-def _record(track: _Track, task: CubeTask, result: Any) -> None:
+def _record(track: _Track, task: CubeTask, result: Any, goal: int = 0) -> None:
+    """What ``task`` said of ``track``, its member of goal ``goal``."""
     track.ended = time.perf_counter()
     if isinstance(result, Failure):
         track.failed = track.failed or result.message
         return
-    track.cpu += result.cpu
-    track.size_cpu[task.size] = track.size_cpu.get(task.size, 0.0) + result.cpu
+    cpu = _share(task, result.cpu)
+    track.cpu += cpu
+    track.size_cpu[task.size] = track.size_cpu.get(task.size, 0.0) + cpu
     if result.sat is None:
         if track.found is None or task.size < track.found:
             track.stopped = True
-    elif result.sat:
+    elif goal in result.failing:
         track.found = task.size if track.found is None else min(track.found, task.size)
     else:
         track.unsat[task.size] = track.unsat.get(task.size, 0) + 1
+        track.refuted.add(task.number)
 
 
-def _counterexample_task(track: _Track, size: int, settings: Settings) -> CubeTask:
-    """The best counterexample of exactly ``size``: one program for the size (every cell,
-    one thread), its best model (fewest players, then none leaving)."""
+def _counterexample_tasks(track: _Track, size: int, settings: Settings) -> list[CubeTask]:
+    """The searches for the counterexample of exactly ``size``: the cubes of that size in
+    their canonical order (cell, then kinds), each the invariant's own program for the
+    cell (one thread) and its best model (fewest players, then none leaving); the first
+    cube with a witness gives it.  Cubes the proof refuted are left out: which cube
+    gives the counterexample does not depend on the workers or on timing."""
     v = track.verdict
-    bounds = Bounds(v.bounds.players, min(v.bounds.objects, size), min(v.bounds.effects, size),
-                    min(v.bounds.details, size), size)
-    program = invariant_program(bounds, track.version, v.invariant, v.mode, track.changes,
-                                1, fewest_players=True, options=settings.options,
-                                orderings=settings.orderings, generator=settings.generator)
-    return CubeTask(-1, program, size, model=True)
+    out = []
+    for task in sorted(track.tasks[size], key=lambda t: (t.cell, t.number)):
+        if task.number in track.refuted:
+            continue
+        program = invariant_program(
+            cell_bounds(v.bounds, *task.cell), track.version, v.invariant, v.mode,
+            track.changes, 1, fewest_players=True, options=settings.options,
+            orderings=settings.orderings, generator=settings.generator)
+        out.append(CubeTask(-1, program, size, task.cube, model=True, cell=task.cell))
+    return out
 
 
 def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None) -> None:
@@ -584,14 +656,19 @@ def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None)
             v.complete = v.proved >= track.found - 1
             if work is None:
                 work = runner(min(1, settings.workers), settings.dask)
-            task = _counterexample_task(track, track.found, settings)
-            solved = run_one(work, task)
+            solved: Any = Failure("no cube of that size is left unrefuted")
+            for task in _counterexample_tasks(track, track.found, settings):
+                solved = run_one(work, task)
+                if isinstance(solved, Failure):
+                    break
+                v.seconds += solved.cpu
+                if solved.found is not None:
+                    break
             if isinstance(solved, Failure) or solved.found is None:
                 raise RuntimeError(f"verify: no counterexample of size {track.found} to "
                                    f"{v.invariant.name} in a fresh search (the proof found one)"
                                    + (f": {solved.message}" if isinstance(solved, Failure)
                                       else ""))
-            v.seconds += solved.cpu
             _counterexample(track, solved.found)
     finally:
         if own and work is not None:

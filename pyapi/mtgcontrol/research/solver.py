@@ -161,6 +161,8 @@ class Solved:
     wall: float = 0.0
     conflicts: int = 0
     found: Found | None = None
+    failing: tuple[int, ...] = ()
+    """Of the goals searched together (`Search.solve_goals`), those with a witness."""
 
 
 class Stopped(Exception):
@@ -298,6 +300,53 @@ class Search:
         if best is not None:
             out.found = found_of(size, best)
         return out
+
+    def solve_goals(self, size: int, goals: Sequence[int], count: int,
+                    cube: Sequence[tuple[clingo.Symbol, bool]] = (),
+                    budget: Budget | None = None) -> Solved:
+        """Which of ``goals`` (of ``count``) have a witness of exactly ``size`` under
+        ``cube``: one search for all of them (a witness of any); the goals a witness
+        fails (its ``ifail_found/1``) are set aside and the rest searched again, until
+        none is left or no witness is.  ``sat`` None when the budget ran out first."""
+        start, wall = cpu_seconds(), time.perf_counter()
+        if any(value and not self.has(atom) for atom, value in cube):
+            return Solved(False)
+        self._caps(size, exact=True)
+        assumptions = [(atom, value) for atom, value in cube if self.has(atom)]
+        left, failing = list(goals), []
+        sat: bool | None = False
+        conflicts = 0
+        while left:
+            for j in range(count):
+                self.ctl.assign_external(clingo.Function("goal", [clingo.Number(j)]), j in left)
+            seen: list[int] = []
+
+            def on_model(model: clingo.Model, seen: list[int] = seen,
+                         left: list[int] = left) -> bool:
+                found = [a.arguments[0].number for a in model.symbols(shown=True)
+                         if a.name == "ifail_found"]
+                # A lemma's goal (locality.lp, orderings.lp) is one goal's, unnamed.
+                seen.extend(found or (left if len(left) == 1 else [-1]))
+                return False  # one witness is enough
+
+            with self.ctl.solve(assumptions=assumptions, on_model=on_model,
+                                async_=True) as handle:
+                if not _wait(handle, budget):
+                    sat = None
+                    break
+                handle.get()
+            conflicts += int(self.ctl.statistics["solving"]["solvers"]["conflicts"])
+            new = [j for j in left if j in seen]
+            if not seen:
+                break
+            if not new:
+                raise RuntimeError("a witness fails none of the goals searched")
+            failing += new
+            left = [j for j in left if j not in new]
+        if sat is not None:
+            sat = bool(failing)
+        return Solved(sat, cpu_seconds() - start, time.perf_counter() - wall, conflicts,
+                      failing=tuple(sorted(failing)))
 
     def solve_at(self, size: int, budget: Budget | None = None) -> Found | None:
         """The best witness of exactly ``size`` objects + effects, or None; `Stopped`

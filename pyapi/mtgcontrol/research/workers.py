@@ -93,6 +93,13 @@ def _serve(conn: Connection, environ: dict[str, str]) -> None:
     if os.environ != environ:
         os.environ.clear()
         os.environ.update(environ)
+    # A parent stopped by a signal closes its end at any moment, even before this
+    # worker is ready: the worker then ends quietly (no traceback on the terminal).
+    with suppress(OSError, EOFError):
+        _work(conn)
+
+
+def _work(conn: Connection) -> None:
     groundings = Groundings()
     conn.send("ready")
     while True:
@@ -214,8 +221,12 @@ class Processes:
         self._ctx = context
         self._pool: list[_Worker] = []
         self._started = 0
-        for _ in range(count):
-            self._spawn()
+        try:
+            for _ in range(count):
+                self._spawn()
+        except BaseException:  # a signal while starting: no worker is left behind
+            self.close()
+            raise
 
     def _spawn(self) -> None:
         ours, theirs = self._ctx.Pipe()
