@@ -27,7 +27,6 @@ from .impact import _explain_witnesses
 from .reports import ImpactReport, witness_record
 from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
 from .views import Sides, compare, judge_one, judge_pairs
-from .views import _rule_order as _rule_key
 from .workers import Failure, Groundings, run_one, runner
 
 
@@ -252,8 +251,8 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
         for diff in found:
             if id(diff) in named:
                 left, right = named[id(diff)]
-                diff.cause = (tuple(sorted(left, key=_rule_key)),
-                              tuple(sorted(right, key=_rule_key)))
+                diff.cause = (tuple(sorted(left, key=catalog.rule_order)),
+                              tuple(sorted(right, key=catalog.rule_order)))
 
 
 @dataclass(frozen=True)
