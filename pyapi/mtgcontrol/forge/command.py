@@ -26,7 +26,8 @@ from ..engine.validate import InputProblem, positive_int
 from ..present.text import escaped
 from .cardscript import CardData, ResError
 from .gamestate import Refused, parse
-from .translate import Record, translate
+from .model import Record
+from .translate import translate
 
 SUFFIXES = (".pzl", ".pzl.example", ".txt")
 MAX_FILE_BYTES = 2**20
