@@ -3,6 +3,7 @@ adjudicate -o in any format, a progress bar counting whole lines."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib.util
 import io
@@ -239,3 +240,56 @@ def test_the_quick_subset_names_real_tests_and_leaves_the_slow_ones_out() -> Non
             "test_research.py", "test_differential.py", "test_time_invariance.py"}
     assert not slow & {Path(p).name for p in tasks.QUICK}
     assert "tests/test_engine.py" in tasks.QUICK
+
+
+def test_impact_and_verify_each_state_their_own_search_defaults(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command declares its own arguments: impact's help names impact's default
+    bounds (docs/research.md: 2 players, 2 objects, 1 effect, no detail), verify's
+    verify's, and neither names the other command."""
+    from mtgcontrol.research.commands import IMPACT_BOUNDS, VERIFY_BOUNDS
+
+    for command, other, bounds in (("impact", "verify", IMPACT_BOUNDS),
+                                   ("verify", "impact", VERIFY_BOUNDS)):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"--players PLAYERS players at most (default {bounds.players})" in text
+        assert f"--effects EFFECTS effects at most (default {bounds.effects})" in text
+        assert f"default {bounds.details})" in text
+        assert other not in text.replace("impact --exhaustive", ""), command
+    assert IMPACT_BOUNDS.players == 2 and (IMPACT_BOUNDS.objects, IMPACT_BOUNDS.effects) == (2, 1)
+
+
+def test_no_command_shares_an_argument_with_another() -> None:
+    """No argparse parent: a default set for one command cannot become another's."""
+    from mtgcontrol.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction))
+    seen: dict[int, str] = {}
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            assert seen.setdefault(id(action), name) == name, (name, action.dest)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["adjudicate", "--format", "xml", "FILE"],
+     'mtgcontrol: --format: expected one of json, text, html, got "xml"'),
+    (["batch", "FILE", "--batch-size", "many"],
+     'mtgcontrol: --batch-size: expected a positive integer, got "many"'),
+    (["impact", "--to", "2026-08-07"], "mtgcontrol: --from: expected a value (required by "
+                                       "mtgcontrol impact)"),
+    (["adjudicate", "FILE", "--nope"], "mtgcontrol: --nope: expected an argument of "
+                                       "mtgcontrol adjudicate (mtgcontrol adjudicate --help)"),
+    (["check", "FILE", "-o", "x.html"], "mtgcontrol: -o: expected --format html with -o FILE "
+                                        "(check writes only its page to a file)"),
+    (["frobnicate"], 'mtgcontrol: COMMAND: expected one of adjudicate, facts, explain, batch, '
+                     'check, test, rules, impact, verify, import, serve, got "frobnicate"'),
+])
+def test_usage_errors_are_error_lines_of_the_one_style(
+        argv: list[str], line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main([str(EXAMPLE) if a == "FILE" else a for a in argv])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [line]

@@ -252,7 +252,7 @@ def test_a_memory_error_anywhere_is_one_line_exit_2(
     def exhausted(*_args: object, **_kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr("mtgcontrol.cli.adjudicate_many", exhausted)
+    monkeypatch.setattr("mtgcontrol.cli.commands.adjudicate_many", exhausted)
     assert main(["adjudicate", str(EXAMPLE)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mtgcontrol: out of memory: ") and err.count("\n") == 1
@@ -421,7 +421,7 @@ def test_workers_are_capped(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and not run.stdout
         assert run.stderr.splitlines()[-1] == (
-            f"mtgcontrol batch: error: argument --workers: expected an integer from 1 to "
+            f"mtgcontrol: --workers: expected an integer from 1 to "
             f"{MAX_WORKERS} (4 per core), got \"{count}\"")
     with pytest.raises(InputError, match="--workers: expected an integer from 1 to"):
         run_batch(Run(str(source), None, Settings(), workers=MAX_WORKERS + 1))

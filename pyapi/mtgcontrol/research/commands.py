@@ -1,4 +1,5 @@
-"""The `impact` and `verify` commands (cli.py calls them)."""
+"""The `impact` and `verify` commands (cli/commands.py calls them; cli/research.py
+declares their arguments)."""
 
 from __future__ import annotations
 
