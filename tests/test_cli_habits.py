@@ -293,3 +293,18 @@ def test_usage_errors_are_error_lines_of_the_one_style(
         main([str(EXAMPLE) if a == "FILE" else a for a in argv])
     assert stop.value.code == 2
     assert capsys.readouterr().err.splitlines() == [line]
+
+
+def test_test_under_other_rules_reads_the_cited_numbers_as_that_version_numbers_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 2026 scenario citing 113.8 (the 2017 CR's 112.8, catalog group 113.8) passes
+    under --rules 2017-04-28; a citation that is wrong under 2017 still fails."""
+    scenario = SCENARIOS / "abilities" / "001-activated-own.yaml"
+    assert 'cites: ["113.8"]' in scenario.read_text()
+    assert main(["test", "--rules", "2017-04-28", str(scenario)]) == 0
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(scenario.read_text().replace('cites: ["113.8"]', 'cites: ["113.6"]'))
+    assert main(["test", "--rules", "2017-04-28", str(wrong)]) == 1
+    assert "objects.ab.cites: 113.6 not among" in capsys.readouterr().out
+    assert catalog.renumbered("113.8", "2026-08-07", "2017-04-28") == "112.8"
+    assert catalog.renumbered("999.9", "2026-08-07", "2017-04-28") == "999.9"

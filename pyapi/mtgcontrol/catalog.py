@@ -339,3 +339,13 @@ def rule_order(number: str) -> tuple[Any, ...]:
         digits = "".join(c for c in piece if c.isdigit())
         parts.append((int(digits) if digits else 0, piece[len(digits):]))
     return (tuple(parts), tail)
+
+
+def renumbered(number: str, old: str | Version, new: str | Version) -> str:
+    """``number`` of release ``old`` as release ``new`` numbers the same rule (its groups
+    by the catalog); ``number`` itself when the catalog does not say one other number."""
+    old_name = old.name if isinstance(old, Version) else resolve(old).name
+    new_name = new.name if isinstance(new, Version) else resolve(new).name
+    targets = {g.number(new_name) for g in groups() if g.number(old_name) == number}
+    targets.discard(None)
+    return str(targets.pop()) if len(targets) == 1 else number

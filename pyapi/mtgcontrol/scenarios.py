@@ -262,9 +262,18 @@ def load_scenario(path: Path) -> Scenario:
                     data["snapshot"], data["expect"] or {})
 
 
-def expectations(scenario: Scenario, version: str) -> dict[str, Any]:
-    """The expectations under ``version``: common ones with its ``by_version`` part merged."""
+def expectations(scenario: Scenario, version: str, numbered_in: str | None = None
+                 ) -> dict[str, Any]:
+    """The expectations under ``version``: common ones with its ``by_version`` part merged.
+    ``numbered_in``: the version whose rule numbers the common ``cites`` are written in,
+    when it is not ``version`` (``test --rules``): they are read as the catalog numbers
+    the same rules have in ``version``."""
     expect = copy.deepcopy(scenario.expect)
+    if numbered_in is not None and numbered_in != version:
+        for fields in (expect.get("objects") or {}).values():
+            if isinstance(fields, dict) and "cites" in fields:
+                fields["cites"] = [catalog.renumbered(str(n), numbered_in, version)
+                                   for n in fields["cites"]]
     extra = (expect.pop("by_version", None) or {}).get(version, {})
     for key, value in extra.items():
         if key == "objects":
@@ -279,9 +288,12 @@ def run(scenario: Scenario, changes: Sequence[str] = (), rules: str | None = Non
         ) -> Iterator[tuple[str, list[str]]]:
     """Judge the scenario under each of its versions (or under ``rules`` alone):
     (version, mismatches)."""
+    # Under --rules the common expectations' numbers are those of the scenario's own
+    # (first) version: every version it names numbers them alike, or it says by_version.
+    own = catalog.resolve(scenario.versions[0]).name if rules is not None else None
     for version, result in judged(scenario, changes, rules):
         if isinstance(result, Ruling):
-            yield version, mismatches(result, expectations(scenario, version))
+            yield version, mismatches(result, expectations(scenario, version, own))
         else:
             yield version, result
 
