@@ -31,7 +31,7 @@ from ..engine.validate import InputProblem, shown
 from .explain import FACTS, Explained, by_rule, explain, known_object, to_document
 from .explain_text import explanation_text
 from .lang import Lang, UnknownLanguage, language
-from .text import escaped
+from .text import cited_rules, escaped
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -253,7 +253,7 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
                      "controller": r.controller, "you": r.you,
                      "default_controller": r.default_controller,
                      "fate": ruling.left_game.get(oid),
-                     "rules": sorted({b.rule for b in r.because}, key=catalog.rule_order),
+                     "rules": cited_rules(r),
                      "color": colors.get(r.controller or "", "#999")})
     derivations = []
     for oid in ruling.objects:
