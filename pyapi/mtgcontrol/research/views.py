@@ -15,7 +15,7 @@ from typing import Any
 from .. import catalog
 from ..engine.engine import Engine, Frame, Lens
 from ..engine.facts import Names
-from ..engine.ruling import OBJECT_ARGS
+from ..engine.ruling import FATES, OBJECT_ARGS
 from ..engine.solve import Atom
 
 VALUE_FACTS = ("owner", "controller", "default_controller", "you")
@@ -23,7 +23,6 @@ VALUE_FACTS = ("owner", "controller", "default_controller", "you")
 # is compared (docs/research.md, "What is compared").
 GAME = 0
 """The key of the planar controller (a fact about the game, not an object)."""
-FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
 
 Key = tuple[Any, ...]
 
