@@ -131,3 +131,16 @@ def test_no_arrow_runs_up() -> None:
 ])
 def test_circles_are_found(edges: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert circles(edges) == expected
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    """A name with a leading underscore is its module's own: no other module of the
+    package imports it (a name two modules need is public, in the lower one)."""
+    crossing = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                     .startswith("mtgcontrol")):
+                crossing += [f"{name}: {a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__")]
+    assert crossing == []
