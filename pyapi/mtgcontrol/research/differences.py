@@ -310,10 +310,9 @@ def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[s
     "stopped" where ``limit`` (CPU seconds) ran out first.  With the search's CPU
     seconds."""
     externals = "\n".join(f"#external xoff({clingo.String(g)})." for g in groups)
-    proposal = externals + "\noff(G) :- xoff(G)."
+    proposal = externals + "\n" + search_file("switch-off.lp")
     program = impact_program(bounds, version, version, (proposal,))
-    program = replace(program, goal=program.goal + "\n#external xvalue.\n"
-                      ":- xvalue, pick(K), not vdiff(K).")
+    program = replace(program, goal=program.goal + "\n" + search_file("observable.lp"))
     task = ObservedTask(0, program, tuple(groups), limit)
     found, cpu = _run_alone(task, "observability search", workers)
     return dict(found), cpu

@@ -13,6 +13,7 @@ import clingo
 from clingo import ast
 
 from ..engine.solve import NoRuling
+from .solver import search_file
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,6 @@ def tagged(invariants: Sequence[Invariant], whole: bool = True) -> str:
             raise NoRuling(f"the invariant file {inv.name} is not a valid ASP program") from None
     out.append(f"#external goal(I) : I = 0..{len(invariants) - 1}.")
     if whole:
-        out.append("ifail_found(I) :- goal(I), ifail(I,_,_,_).")
-        out.append("ifail_some :- ifail_found(_).")
-        out.append(":- not ifail_some.")
-        out.append("#show ifail_found/1.")
-    out.append("#show ifail(I,S,W,X) : ifail(I,S,W,X), goal(I).")
+        out.append(search_file("invariant-goal.lp"))
+    out.append(search_file("invariant-show.lp"))
     return "\n".join(out)
