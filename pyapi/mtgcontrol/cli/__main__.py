@@ -1,3 +1,3 @@
-from .main import main
+from .run import main
 
 raise SystemExit(main())
