@@ -7,6 +7,10 @@ from typing import Any
 from ..engine.validate import positive_int
 from .options import positive_float, worker_count
 
+# serve's defaults (docs/serve.md, Limits).
+DEFAULTS: dict[str, Any] = {"timeout": 10.0, "max_batch_bytes": 1 << 30, "max_memory": 2048,
+                            "worker_memory": 120, "max_waiting": 1000, "grace": 3.0}
+
 
 def import_parser(sub: Any) -> None:
     from ..forge.command import DEFAULT_MAX_CARDS
@@ -45,7 +49,6 @@ def serve_parser(sub: Any) -> None:
     from ..batch.judge import DEFAULT_MAX_EFFECTS, DEFAULT_MAX_OBJECTS
     from ..batch.lines import DEFAULT_MAX_LINE_BYTES
     from ..batch.workers import MAX_WORKERS
-    from ..serve.command import DEFAULTS
 
     p = sub.add_parser(
         "serve", help="the rules as a web service, with a workbench page",

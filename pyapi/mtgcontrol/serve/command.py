@@ -10,14 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..engine.api import InputError
 from ..engine.solve import load_changes
 from ..engine.validate import InputProblem, shown
-
-DEFAULTS: dict[str, Any] = {"timeout": 10.0, "max_batch_bytes": 1 << 30, "max_memory": 2048,
-                            "worker_memory": 120, "max_waiting": 1000, "grace": 3.0}
 
 
 def proposals(specs: list[str]) -> tuple[tuple[str, str], ...]:
