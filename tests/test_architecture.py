@@ -144,3 +144,13 @@ def test_no_private_name_crosses_a_module() -> None:
                 crossing += [f"{name}: {a.name}" for a in node.names
                              if a.name.startswith("_") and not a.name.startswith("__")]
     assert crossing == []
+
+
+MAX_LINES = 700
+
+
+def test_no_module_is_over_700_lines() -> None:
+    """Small modules with one job: a module past this has more than one, to split."""
+    long = {name: n for name, path in modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
