@@ -50,14 +50,8 @@ from mtgcontrol.engine.proposals import switchable_groups
 from mtgcontrol.research import Bounds
 from mtgcontrol.research import changes as cr_changes
 from mtgcontrol.research.differences import impact_program, impact_search, switch_off_each
-from mtgcontrol.research.proofs import (
-    MODES,
-    Settings,
-    builtin_invariants,
-    invariant_program,
-    tagged,
-    verify_version,
-)
+from mtgcontrol.research.invariants import builtin_invariants, tagged
+from mtgcontrol.research.proofs import MODES, Settings, invariant_program, verify_version
 from mtgcontrol.research.solver import SearchProgram
 
 

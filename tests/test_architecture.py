@@ -131,3 +131,26 @@ def test_no_arrow_runs_up() -> None:
 ])
 def test_circles_are_found(edges: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert circles(edges) == expected
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    """A name with a leading underscore is its module's own: no other module of the
+    package imports it (a name two modules need is public, in the lower one)."""
+    crossing = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                     .startswith("mtgcontrol")):
+                crossing += [f"{name}: {a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__")]
+    assert crossing == []
+
+
+MAX_LINES = 700
+
+
+def test_no_module_is_over_700_lines() -> None:
+    """Small modules with one job: a module past this has more than one, to split."""
+    long = {name: n for name, path in modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}

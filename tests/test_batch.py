@@ -336,7 +336,7 @@ def uneven_judge(lines: list[tuple[int, bytes]], _settings: object) -> list[tupl
 def test_workers_keep_order_when_chunks_finish_out_of_order() -> None:
     from mtgcontrol.batch.workers import Pool
 
-    pool = Pool(2, uneven_judge, None, PATIENCE, lambda line, why: (True, why))
+    pool = Pool(2, uneven_judge, None, lambda line, why: (True, why), timeout=PATIENCE)
     chunks = [[(n, b"")] for n in range(1, 13)]
     assert [r for chunk in pool.run(chunks) for r in chunk] == [
         (False, str(n)) for n in range(1, 13)]

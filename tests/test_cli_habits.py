@@ -3,6 +3,7 @@ adjudicate -o in any format, a progress bar counting whole lines."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib.util
 import io
@@ -239,3 +240,71 @@ def test_the_quick_subset_names_real_tests_and_leaves_the_slow_ones_out() -> Non
             "test_research.py", "test_differential.py", "test_time_invariance.py"}
     assert not slow & {Path(p).name for p in tasks.QUICK}
     assert "tests/test_engine.py" in tasks.QUICK
+
+
+def test_impact_and_verify_each_state_their_own_search_defaults(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command declares its own arguments: impact's help names impact's default
+    bounds (docs/research.md: 2 players, 2 objects, 1 effect, no detail), verify's
+    verify's, and neither names the other command."""
+    from mtgcontrol.research.commands import IMPACT_BOUNDS, VERIFY_BOUNDS
+
+    for command, other, bounds in (("impact", "verify", IMPACT_BOUNDS),
+                                   ("verify", "impact", VERIFY_BOUNDS)):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"--players PLAYERS players at most (default {bounds.players})" in text
+        assert f"--effects EFFECTS effects at most (default {bounds.effects})" in text
+        assert f"default {bounds.details})" in text
+        assert other not in text.replace("impact --exhaustive", ""), command
+    assert IMPACT_BOUNDS.players == 2 and (IMPACT_BOUNDS.objects, IMPACT_BOUNDS.effects) == (2, 1)
+
+
+def test_no_command_shares_an_argument_with_another() -> None:
+    """No argparse parent: a default set for one command cannot become another's."""
+    from mtgcontrol.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction))
+    seen: dict[int, str] = {}
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            assert seen.setdefault(id(action), name) == name, (name, action.dest)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["adjudicate", "--format", "xml", "FILE"],
+     'mtgcontrol: --format: expected one of json, text, html, got "xml"'),
+    (["batch", "FILE", "--batch-size", "many"],
+     'mtgcontrol: --batch-size: expected a positive integer, got "many"'),
+    (["impact", "--to", "2026-08-07"], "mtgcontrol: --from: expected a value (required by "
+                                       "mtgcontrol impact)"),
+    (["adjudicate", "FILE", "--nope"], "mtgcontrol: --nope: expected an argument of "
+                                       "mtgcontrol adjudicate (mtgcontrol adjudicate --help)"),
+    (["check", "FILE", "-o", "x.html"], "mtgcontrol: -o: expected --format html with -o FILE "
+                                        "(check writes only its page to a file)"),
+    (["frobnicate"], 'mtgcontrol: COMMAND: expected one of adjudicate, facts, explain, batch, '
+                     'check, test, rules, impact, verify, import, serve, got "frobnicate"'),
+])
+def test_usage_errors_are_error_lines_of_the_one_style(
+        argv: list[str], line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main([str(EXAMPLE) if a == "FILE" else a for a in argv])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [line]
+
+
+def test_test_under_other_rules_reads_the_cited_numbers_as_that_version_numbers_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 2026 scenario citing 113.8 (the 2017 CR's 112.8, catalog group 113.8) passes
+    under --rules 2017-04-28; a citation that is wrong under 2017 still fails."""
+    scenario = SCENARIOS / "abilities" / "001-activated-own.yaml"
+    assert 'cites: ["113.8"]' in scenario.read_text()
+    assert main(["test", "--rules", "2017-04-28", str(scenario)]) == 0
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(scenario.read_text().replace('cites: ["113.8"]', 'cites: ["113.6"]'))
+    assert main(["test", "--rules", "2017-04-28", str(wrong)]) == 1
+    assert "objects.ab.cites: 113.6 not among" in capsys.readouterr().out
+    assert catalog.renumbered("113.8", "2026-08-07", "2017-04-28") == "112.8"
+    assert catalog.renumbered("999.9", "2026-08-07", "2017-04-28") == "999.9"

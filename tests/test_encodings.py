@@ -45,6 +45,11 @@ CONTRIBUTED: dict[str, tuple[str, set[str]]] = {
                {"layer2.lp", "variants.lp"}),
     "you/7": ("108.4a (a card no one controls) and 109.5 (an object's or ability's you)",
               {"abilities.lp", "ownership.lp"}),
+    "ifail_found/1": ("verify's goal by search mode: over whole snapshots or at a cone's root; "
+                      "a search program loads one of the two",
+                      {"search/invariant-goal.lp", "search/verify-cone.lp"}),
+    "ifail_some/0": ("verify's goal by search mode (as ifail_found/1)",
+                     {"search/invariant-goal.lp", "search/verify-cone.lp"}),
 }
 # Each invariant file is a program of its own (one invariant), not part of the others.
 SEPARATE = "invariants"

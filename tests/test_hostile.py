@@ -252,7 +252,7 @@ def test_a_memory_error_anywhere_is_one_line_exit_2(
     def exhausted(*_args: object, **_kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr("mtgcontrol.cli.adjudicate_many", exhausted)
+    monkeypatch.setattr("mtgcontrol.cli.commands.adjudicate_many", exhausted)
     assert main(["adjudicate", str(EXAMPLE)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mtgcontrol: out of memory: ") and err.count("\n") == 1
@@ -363,8 +363,8 @@ def test_update_never_writes_through_a_link_out_of_the_folder(
     (folder / "own.yaml").write_text(wrong)
     assert main(["test", str(folder), "--update"]) == 1
     out = capsys.readouterr().out
-    assert f"ERROR {folder / 'linked.yaml'}: not updated: it links to {outside}, " \
-           f"outside {folder}\n" in out
+    assert f"{folder / 'linked.yaml'}: $: expected a file inside {folder} (not updated: it " \
+           f"links to {outside})\n" in out
     assert outside.read_text() == wrong  # untouched
     assert (folder / "own.yaml").read_text() != wrong  # the folder's own file is updated
     assert main(["test", str(folder / "own.yaml")]) == 0
@@ -391,7 +391,7 @@ def test_a_hostile_scenario_file_is_one_error_in_a_moment(tmp_path: Path, text: 
     path.write_text(text)
     run = subprocess.run([*CLI, "test", str(path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1, run.stderr
-    assert run.stdout.startswith(f"ERROR {path}: not a readable YAML file ("), run.stdout
+    assert run.stdout.startswith(f"{path}: $: expected a readable YAML file ("), run.stdout
     assert run.stdout.endswith("0 passed, 1 failed\n") and not run.stderr
 
 
@@ -421,7 +421,7 @@ def test_workers_are_capped(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and not run.stdout
         assert run.stderr.splitlines()[-1] == (
-            f"mtgcontrol batch: error: argument --workers: expected an integer from 1 to "
+            f"mtgcontrol: --workers: expected an integer from 1 to "
             f"{MAX_WORKERS} (4 per core), got \"{count}\"")
     with pytest.raises(InputError, match="--workers: expected an integer from 1 to"):
         run_batch(Run(str(source), None, Settings(), workers=MAX_WORKERS + 1))

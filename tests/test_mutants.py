@@ -13,7 +13,8 @@ from mutant_set import FAMILIES, Mutant, applied, load_all, mutated_text
 from mtgcontrol import catalog
 from mtgcontrol.engine.api import engine_for
 from mtgcontrol.engine.ruling import EngineFault
-from mtgcontrol.research.proofs import builtin_invariants, reproduce
+from mtgcontrol.research.invariants import builtin_invariants
+from mtgcontrol.research.proofs import reproduce
 
 MUTANTS = load_all()
 INVARIANTS = {i.name: i for i in builtin_invariants()}

@@ -95,3 +95,23 @@ def test_repr_html_in_notebooks() -> None:
 
     french = html.unescape(explain(EXAMPLES[0], lang="fr")._repr_html_())
     assert '<html lang="fr">' in french and "contrôleur" in french
+
+
+@pytest.mark.parametrize("example", EXAMPLES[:4])
+def test_the_text_and_html_rules_columns_show_the_same_rules(
+        example: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["adjudicate", "--format", "text", example]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[1].split()
+    assert header[-1] == "rules"
+    ruling = adjudicate(json.loads(Path(example).read_text()))
+    text = {}
+    for line in lines[2:2 + len(ruling.objects)]:
+        cells = line.split("  ")
+        text[cells[0].strip()] = line.split()[len(header) - 1:]
+    page = tmp_path / "page.html"
+    assert main(["adjudicate", "--format", "html", "-o", str(page), example]) == 0
+    rows = re.findall(r'<tr data-object="([^"]+)">(.*?)</tr>', page.read_text(), re.S)
+    shown = {html.unescape(oid): re.findall(r"<td>(.*?)</td>", cells, re.S)[-1].split()
+             for oid, cells in rows}
+    assert shown == text and text

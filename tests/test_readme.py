@@ -110,3 +110,35 @@ def _records(path: Path) -> list[Any]:
     """The records of a JSON file a command wrote: a list, or one record."""
     data = json.loads(path.read_text(encoding="utf-8"))
     return data if isinstance(data, list) else [data]
+
+
+def _built_section() -> str:
+    return README.split("## How it is built", 1)[1].split("\n## ", 1)[0]
+
+
+def test_how_it_is_built_names_every_module_of_the_package_and_nothing_else() -> None:
+    """README "How it is built": each subpackage and each module named under
+    `pyapi/mtgcontrol/` is there, and every module of the package is named."""
+    package = ROOT / "pyapi" / "mtgcontrol"
+    section = _built_section().split("- `pyapi/mtgcontrol/`", 1)[1].split("\n- `", 1)[0]
+    named: set[str] = set()
+    folder = ""
+    for line in section.splitlines():
+        head = re.match(r"\s+- `(\w+)/`", line)
+        if head:
+            folder = head.group(1)
+        elif re.match(r"\s+- ", line):
+            folder = ""
+        for name in re.findall(r"`([\w/.]+)`", line):
+            if name.endswith("/"):
+                assert (package / folder / name).is_dir() or (package / name).is_dir(), name
+                continue
+            if "/" in name:  # a path from the repository's root
+                assert (ROOT / name).exists(), name
+            elif name.endswith(".py"):
+                inside = package / folder / name
+                named.add(str(inside.relative_to(package)) if inside.is_file() else name)
+    modules = {str(p.relative_to(package)) for p in package.rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    assert sorted(named - modules) == [], "named in the README, not in the package"
+    assert sorted(modules - named) == [], "in the package, not named in the README"

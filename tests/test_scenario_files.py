@@ -102,12 +102,17 @@ def test_a_broken_scenario_file_is_rejected_with_a_clear_message(tmp_path: Path,
 def test_unreadable_yaml_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path, "broken.yaml", "intent: x\nsnapshot: {players: [a\nexpect: {}\n")
     assert run_paths([tmp_path]) == 1
-    assert "not a readable YAML file" in capsys.readouterr().out
+    assert "broken.yaml: $: expected a readable YAML file (" in capsys.readouterr().out
 
 
-def test_a_run_with_no_scenario_files_fails(tmp_path: Path) -> None:
+def test_a_run_with_no_scenario_files_fails(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert run_paths([tmp_path]) == 2
     assert run_paths([tmp_path / "missing"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mtgcontrol: {tmp_path}: expected scenario files (*.yaml)",
+        f"mtgcontrol: {tmp_path / 'missing'}: expected a scenario file or folder (no such "
+        "file or folder)"]
 
 
 def test_pytest_collects_broken_scenario_files_as_errors(tmp_path: Path) -> None:

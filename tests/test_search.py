@@ -23,14 +23,8 @@ from mtgcontrol.engine.causes import minimal_causes
 from mtgcontrol.research import Bounds, impact_exhaustive
 from mtgcontrol.research.differences import impact_search
 from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
-from mtgcontrol.research.proofs import (
-    Invariant,
-    Settings,
-    builtin_invariants,
-    load_invariant,
-    verify_one,
-    verify_version,
-)
+from mtgcontrol.research.invariants import Invariant, builtin_invariants, load_invariant
+from mtgcontrol.research.proofs import Settings, verify_one, verify_version
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
 INVARIANTS = {i.name: i for i in builtin_invariants()}

@@ -132,3 +132,52 @@ def test_every_timestamp_of_the_schema_is_read_as_a_time() -> None:
                     for p in found}
     read_times = {"$." + ".".join(path) for path in facts.TIME_PATHS}
     assert schema_times == read_times
+
+
+def test_object_references_are_the_inputs_reading_a_player_object_or_effect() -> None:
+    """OBJECT_REFS is derived from INPUTS: each object field an input reads as a p, o or
+    e (not its own id, not inside a list of the object) is checked by validate.py."""
+    refs = dict(vocabulary.OBJECT_REFS)
+    assert len(refs) == len(vocabulary.OBJECT_REFS)
+    assert refs[("entered", "spell_control_effect")] == "e"
+    assert refs[("created_by_static_of", "object")] == "o"
+    assert refs[("start", "player")] == "p"
+    for entry in vocabulary.INPUTS.values():
+        for reading in entry.readings:
+            if reading.path[0] != "objects[]" or "abilities[]" in reading.path:
+                continue
+            for arg in reading.args:
+                path = tuple(reading.key_path(arg.key)[1:] if arg.key else reading.path[1:])
+                if arg.kind in "poe" and arg.key not in ("id", "@") and \
+                        not any(k.endswith("[]") for k in path):
+                    assert refs.get(path) == arg.kind, (entry.pred, path)
+
+
+def test_the_generator_speaks_the_input_table() -> None:
+    """generator.lp's facts are g_P for an input P of INPUTS (the bridge's one rule each
+    is derived from the table, research/space.py); search/bridge.lp, written by hand,
+    defines of the inputs only those the table says are bridged by hand."""
+    import clingo
+
+    from mtgcontrol.research import space
+
+    text = (ROOT / "encodings" / "generator.lp").read_text(encoding="utf-8")
+    for name, arity in space.generator_heads(text):
+        pred = name.removeprefix("g_")
+        assert pred in vocabulary.INPUTS or name == "g_now", name
+        if pred in vocabulary.INPUTS:
+            assert arity == vocabulary.INPUTS[pred].arity - 1, name
+    heads: set[str] = set()
+
+    def visit(stm: clingo.ast.AST) -> None:
+        if stm.ast_type == clingo.ast.ASTType.Rule and hasattr(stm.head, "atom"):
+            symbol = getattr(stm.head.atom, "symbol", None)
+            if symbol is not None and symbol.ast_type == clingo.ast.ASTType.Function:
+                heads.add(symbol.name)
+
+    clingo.ast.parse_string((ROOT / "encodings" / "search" / "bridge.lp")
+                            .read_text(encoding="utf-8"), visit)
+    assert heads & set(vocabulary.INPUTS) == set(space.BY_HAND)
+    generated = {g.pred for g in space.generated()}
+    assert generated | set(space.BY_HAND) | set(space.EXCLUDED) == set(vocabulary.INPUTS)
+    assert not generated & set(space.BY_HAND) and not generated & set(space.EXCLUDED)

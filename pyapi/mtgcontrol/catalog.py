@@ -327,3 +327,25 @@ def numbering_facts(version: Version) -> str:
     return "\n".join(
         f'number({version.const},"{r.group}","{r.number}").' for r in version.rules
     )
+
+
+@cache
+def rule_order(number: str) -> tuple[Any, ...]:
+    """The sort key of rule numbers, in the CR's order (109.4 < 109.4a < 109.5 < 110.2);
+    a group id's variant (``613.1@2017``) after its number's."""
+    head, _, tail = number.partition("@")
+    parts: list[tuple[int, str]] = []
+    for piece in head.split("."):
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append((int(digits) if digits else 0, piece[len(digits):]))
+    return (tuple(parts), tail)
+
+
+def renumbered(number: str, old: str | Version, new: str | Version) -> str:
+    """``number`` of release ``old`` as release ``new`` numbers the same rule (its groups
+    by the catalog); ``number`` itself when the catalog does not say one other number."""
+    old_name = old.name if isinstance(old, Version) else resolve(old).name
+    new_name = new.name if isinstance(new, Version) else resolve(new).name
+    targets = {g.number(new_name) for g in groups() if g.number(old_name) == number}
+    targets.discard(None)
+    return str(targets.pop()) if len(targets) == 1 else number

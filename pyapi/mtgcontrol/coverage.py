@@ -312,11 +312,6 @@ def coverage(version: catalog.Version | str | None = None,
             for r in v.rules]
 
 
-def _number_key(number: str) -> tuple[int, int, str]:
-    m = re.match(r"(\d+)\.(\d+)([a-z]*)", number)
-    return (int(m[1]), int(m[2]), m[3]) if m else (0, 0, number)
-
-
 def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
@@ -332,7 +327,7 @@ def print_catalog(version: catalog.Version | str | None = None,
     v = _version(version)
     if isinstance(folder, _Checkout):
         folder = DEFAULT_SCENARIOS if DEFAULT_SCENARIOS.is_dir() else None
-    rows = sorted(coverage(v, folder), key=lambda r: _number_key(r.number))
+    rows = sorted(coverage(v, folder), key=lambda r: catalog.rule_order(r.number))
     with_scenarios = folder is not None
     print(f"CR {v.name}: {len(rows)} catalog rules"
           + (f", scenarios from {folder}" if with_scenarios else
@@ -371,7 +366,7 @@ def print_catalog(version: catalog.Version | str | None = None,
     if unenc:
         print(f"\nIn scope, not encodable in snapshot/1 ({len(unenc)}):", file=out)
         w = max(len(u.number) for u in unenc)
-        for u in sorted(unenc, key=lambda u: _number_key(u.number)):
+        for u in sorted(unenc, key=lambda u: catalog.rule_order(u.number)):
             group = f" [{u.id}]"
             lines = _wrap(f"{u.paraphrase}{group} -- {u.reason}", max(40, width - w - 2))
             print(f"{u.number:<{w}}  {lines[0]}", file=out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,7 +45,12 @@ class Scenario:
 
 
 class ScenarioError(ValueError):
-    """A scenario file that cannot be read as one."""
+    """A scenario file that cannot be read as one: its problems, each ``$.path: expected
+    ...`` (or ``$.path: what is wrong``); one line per problem, ``FILE: problem``."""
+
+    def __init__(self, path: Path, problems: Sequence[str]) -> None:
+        self.path, self.problems = path, list(problems)
+        super().__init__("\n".join(escaped(f"{path}: {p}") for p in self.problems))
 
 
 SCENARIO_KEYS = ("intent", "rules", "covers", "snapshot", "expect", "note")
@@ -218,11 +224,12 @@ def read_yaml_file(path: Path) -> Any:
     try:
         return read_yaml(read_bounded(path).decode("utf-8"))
     except TooLarge as err:
-        raise ScenarioError(f"{path}: not a readable YAML file ({err.expected})") from None
+        raise ScenarioError(path, [f"$: expected a readable YAML file ({err.expected})"]) from None
     except RecursionError:
-        raise ScenarioError(f"{path}: not a readable YAML file (nested too deeply)") from None
+        raise ScenarioError(path, ["$: expected a readable YAML file (nested too deeply)"]
+                            ) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as err:
-        raise ScenarioError(f"{path}: not a readable YAML file ({err})") from None
+        raise ScenarioError(path, [f"$: expected a readable YAML file ({err})"]) from None
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -241,23 +248,32 @@ def load_scenario(path: Path) -> Scenario:
             try:
                 judged.add(catalog.resolve(name).name)
             except catalog.UnknownVersion as err:
-                problems.append(f"$.rules: {err}")
+                problems.append(f"$.rules: expected {err}")
         for version in expect.get("by_version") or {}:
             if version not in judged:
-                problems.append(f"$.expect.by_version.{version}: not a version the scenario "
-                                f"is judged under ({', '.join(sorted(judged))}), so never "
-                                f"compared")
+                problems.append(f"$.expect.by_version.{version}: expected a version the "
+                                f"scenario is judged under ({', '.join(sorted(judged))}); "
+                                "else it is never compared")
     if problems:
-        raise ScenarioError(f"{path}: not a valid scenario file:\n  " + "\n  ".join(problems))
+        raise ScenarioError(path, problems)
     rules = data.get("rules")
     versions: list[str | None] = [rules] if isinstance(rules, str) else list(rules or [None])
     return Scenario(path, data["intent"], versions, [str(c) for c in data.get("covers", [])],
                     data["snapshot"], data["expect"] or {})
 
 
-def expectations(scenario: Scenario, version: str) -> dict[str, Any]:
-    """The expectations under ``version``: common ones with its ``by_version`` part merged."""
+def expectations(scenario: Scenario, version: str, numbered_in: str | None = None
+                 ) -> dict[str, Any]:
+    """The expectations under ``version``: common ones with its ``by_version`` part merged.
+    ``numbered_in``: the version whose rule numbers the common ``cites`` are written in,
+    when it is not ``version`` (``test --rules``): they are read as the catalog numbers
+    the same rules have in ``version``."""
     expect = copy.deepcopy(scenario.expect)
+    if numbered_in is not None and numbered_in != version:
+        for fields in (expect.get("objects") or {}).values():
+            if isinstance(fields, dict) and "cites" in fields:
+                fields["cites"] = [catalog.renumbered(str(n), numbered_in, version)
+                                   for n in fields["cites"]]
     extra = (expect.pop("by_version", None) or {}).get(version, {})
     for key, value in extra.items():
         if key == "objects":
@@ -272,9 +288,12 @@ def run(scenario: Scenario, changes: Sequence[str] = (), rules: str | None = Non
         ) -> Iterator[tuple[str, list[str]]]:
     """Judge the scenario under each of its versions (or under ``rules`` alone):
     (version, mismatches)."""
+    # Under --rules the common expectations' numbers are those of the scenario's own
+    # (first) version: every version it names numbers them alike, or it says by_version.
+    own = catalog.resolve(scenario.versions[0]).name if rules is not None else None
     for version, result in judged(scenario, changes, rules):
         if isinstance(result, Ruling):
-            yield version, mismatches(result, expectations(scenario, version))
+            yield version, mismatches(result, expectations(scenario, version, own))
         else:
             yield version, result
 
@@ -398,13 +417,16 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        print(f"ERROR no such file or folder: {', '.join(missing)}")
+        for name in missing:
+            print(escaped(f"mtgcontrol: {name}: expected a scenario file or folder (no such "
+                          "file or folder)"), file=sys.stderr)
         return 2
     folders = {f: p if p.is_dir() else p.parent for p in paths for f in scenario_files([p])}
     files = selected(list(folders), pattern)
     if not files:
         also = f" matching {shown(pattern)}" if pattern is not None else ""
-        print(f"ERROR no scenario files (*.yaml){also} under {', '.join(map(str, paths))}")
+        print(escaped(f"mtgcontrol: {', '.join(map(str, paths))}: expected scenario files "
+                      f"(*.yaml){also}"), file=sys.stderr)
         return 2
     passed = failed = updated = 0
     with Bar(len(files), unit="file") as bar:
@@ -413,14 +435,14 @@ def run_paths(paths: Sequence[Path], changes: Sequence[str] = (), pattern: str |
             try:
                 scenario = load_scenario(path)
             except ScenarioError as err:
-                print(f"ERROR {err}")
+                print(err)
                 failed += 1
                 continue
             if update:
                 try:
                     diff = rewrite(scenario, changes, folders[path])
                 except ScenarioError as err:
-                    print(f"ERROR {err}")
+                    print(err)
                     failed += 1
                     continue
                 if diff:
@@ -471,8 +493,8 @@ def rewrite(scenario: Scenario, changes: Sequence[str] = (), folder: Path | None
     target = scenario.path.resolve()
     root = (folder or scenario.path.parent).resolve()
     if not target.is_relative_to(root):
-        raise ScenarioError(escaped(f"{scenario.path}: not updated: it links to {target}, "
-                                    f"outside {folder or root}"))
+        raise ScenarioError(scenario.path, [f"$: expected a file inside {folder or root} "
+                                            f"(not updated: it links to {target})"])
     old = read_bounded(scenario.path).decode("utf-8")
     new = replace_expect(old, expect)
     write_output(scenario.path, new, "--update")

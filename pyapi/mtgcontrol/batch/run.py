@@ -179,8 +179,9 @@ def pool(settings: Settings, workers: int = 1, timeout: float = DEFAULT_TIMEOUT,
     """Worker processes judging chunks of lines within the limits of ``settings`` and
     ``timeout`` (seconds of CPU time per snapshot): batch's, and check's."""
     ceiling = None if settings.max_memory is None else settings.max_memory * 2**20
-    return Pool(workers, judge_lines, settings, timeout, failed_line,
-                None if worker_memory is None else worker_memory * 2**20, ceiling=ceiling)
+    return Pool(workers, judge_lines, settings, failed_line, timeout=timeout,
+                memory_limit=None if worker_memory is None else worker_memory * 2**20,
+                ceiling=ceiling)
 
 
 def _runner(run: Run) -> Any:

@@ -192,15 +192,13 @@ def death_reason(how: str, ceiling: int | None) -> str:
     return f"a snapshot the engine can judge; the worker judging it died twice ({how}{limit})"
 
 
-@dataclass
-class Pool:
-    """``count`` workers running ``judge(lines, settings)``; see the module docstring."""
+@dataclass(kw_only=True)
+class Limits:
+    """The limits of a pool of worker processes (batch's `Pool`, serve's `JudgePool`),
+    and what it keeps of its workers."""
 
-    count: int
-    judge: Judge
-    settings: Any
     timeout: float
-    failed: Failed
+    """Seconds of CPU time a worker may spend on one job (more: it is killed)."""
     memory_limit: int | None = None
     """Bytes of peak memory after which a worker is replaced (None: never)."""
     ceiling: int | None = None
@@ -208,6 +206,16 @@ class Pool:
     warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     workers: list[Worker] = field(default_factory=list)
     _start_failures: int = 0
+
+
+@dataclass
+class Pool(Limits):
+    """``count`` workers running ``judge(lines, settings)``; see the module docstring."""
+
+    count: int
+    judge: Judge
+    settings: Any
+    failed: Failed
 
     def __post_init__(self) -> None:
         self._ctx = context()

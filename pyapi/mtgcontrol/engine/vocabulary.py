@@ -140,20 +140,6 @@ class Output:
         return len(self.kinds)
 
 
-# Fields of an object that name a player (p), another object (o) or an effect (e),
-# as paths inside the object.  validate.py checks each reference.
-OBJECT_REFS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("brought_in_by",), "p"), (("legal_owner",), "p"),
-    (("start", "player"), "p"), (("entered", "under"), "p"),
-    (("entered", "spell_put_on_stack_by"), "p"), (("created", "by"), "p"),
-    (("put_on_stack", "by"), "p"), (("activated", "by"), "p"),
-    (("attached_to",), "o"), (("copy_of",), "o"), (("source",), "o"),
-    (("left_battlefield", "attached_to"), "o"), (("created_by", "object"), "o"),
-    (("created_by_static_of", "object"), "o"),
-    (("entered", "spell_control_effect"), "e"),
-)
-
-
 def object_refs(kind: str) -> tuple[tuple[str, ...], ...]:
     """The paths of the object fields that name a ``kind`` (p, o or e)."""
     return tuple(path for path, k in OBJECT_REFS if k == kind)
@@ -235,6 +221,27 @@ _IN = [
           "null: 0, nobody"),
 ]
 INPUTS: dict[str, Input] = {i.pred: i for i in _IN}
+
+
+def _object_refs() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every field inside an object (outside its lists) that an input reads as a player
+    (p), another object (o) or an effect (e): the paths validate.py checks."""
+    found = []
+    for entry in _IN:
+        for r in entry.readings:
+            if r.path[0] != "objects[]" or any(k.endswith("[]") for k in r.path[1:]):
+                continue
+            for arg in r.args:
+                if arg.kind in ("p", "o", "e") and arg.key not in ("id", "@"):
+                    path = r.key_path(arg.key)[1:] if arg.key else r.path[1:]
+                    found.append((tuple(path), arg.kind))
+    return tuple(found)
+
+
+# Fields of an object that name a player (p), another object (o) or an effect (e), as
+# paths inside the object, derived from INPUTS: a new reference field is declared in
+# the schema and in INPUTS, nowhere else.  validate.py checks each reference.
+OBJECT_REFS: tuple[tuple[tuple[str, ...], str], ...] = _object_refs()
 
 # Program inputs that are not snapshot facts (#defined in base.lp too).
 PROGRAM_INPUTS = {"number": "catalog: number(Version, Group, Number)",

@@ -22,11 +22,12 @@ from typing import Any
 
 from ..engine.api import InputError
 from ..engine.files import TooLarge, check_outputs, read_bounded, write_output
-from ..engine.validate import InputProblem, positive_int
+from ..engine.validate import InputProblem
 from ..present.text import escaped
 from .cardscript import CardData, ResError
 from .gamestate import Refused, parse
-from .translate import Record, translate
+from .model import Record
+from .translate import translate
 
 SUFFIXES = (".pzl", ".pzl.example", ".txt")
 MAX_FILE_BYTES = 2**20
@@ -34,37 +35,6 @@ MAX_FILE_BYTES = 2**20
 DEFAULT_MAX_CARDS = 2000
 """Cards (zone entries) of one game file at most: the objects a snapshot may have in
 batch (--max-objects); a puzzle has tens."""
-
-
-def add_parser(sub: Any) -> None:
-    p = sub.add_parser("import", help="read another engine's game states as snapshots",
-                       description="Turn game states of another engine into snapshot/1 "
-                                   "lines whose `claims` are that engine's owners and "
-                                   "controllers, for `check`/`batch`.  docs/forge.md.")
-    engines = p.add_subparsers(dest="engine", required=True, metavar="ENGINE")
-    f = engines.add_parser("forge", help="Forge puzzles (.pzl) and dev-mode state dumps",
-                           description="Each Forge game state (puzzle .pzl or dev-mode dump) "
-                                       "becomes one snapshot/1 line with Forge's owners and "
-                                       "controllers as claims; a DIR gives its *.pzl, "
-                                       "*.pzl.example and *.txt files (not recursive), sorted "
-                                       "by name.  Exit 0 all imported, 1 a file refused or "
-                                       "partly imported, 2 usage.")
-    f.add_argument("files", nargs="+", metavar="FILE|DIR")
-    f.add_argument("-o", "--output", metavar="OUT.jsonl|-", default="-",
-                   help="the snapshots, one per line (default: standard output)")
-    f.add_argument("--report", metavar="REPORT.json",
-                   help="one record per file: status, reason, left_out, withheld, "
-                        "superseded, notes, counts")
-    f.add_argument("--forge-res", metavar="DIR",
-                   help="Forge's res/ folder (cardsfolder/ or cardsfolder.zip, "
-                        "tokenscripts/); without it, no controller claims are made")
-    f.add_argument("--html", metavar="PAGE.html",
-                   help="also judge the snapshots and write a page of the disagreements")
-    f.add_argument("--max-cards", type=positive_int, default=DEFAULT_MAX_CARDS, metavar="N",
-                   help=f"cards in one file at most (default {DEFAULT_MAX_CARDS}); a file "
-                        "with more is refused (too-many-cards)")
-    f.set_defaults(reads=(), writes=(("output", "-o"), ("report", "--report"),
-                                     ("html", "--html")))
 
 
 def files_of(names: list[str]) -> list[tuple[Path, str | None]]:

@@ -9,7 +9,7 @@ from ..engine.api import adjudicate_many
 from ..engine.ruling import Ruling
 from ..present.lang import language
 from ..present.pages import render, write_said
-from .translate import Record
+from .model import Record
 
 
 def anchor(file: str, oid: str | None = None) -> str:

@@ -358,7 +358,7 @@ class _Reader:
                 self.lang.paraphrase(self.version, group), _unique(leaves[why]),
                 subs[why]))
         for reasons in nodes.values():
-            reasons.sort(key=lambda r: (catalog_order(r.rule), r.kind, r.text))
+            reasons.sort(key=lambda r: (catalog.rule_order(r.rule), r.kind, r.text))
         by_object: dict[str, list[Candidate]] = defaultdict(list)
         for (o, e), cand in sorted(cands.items()):
             for code, a, b in sorted(losses[(o, e)], key=str):
@@ -437,16 +437,6 @@ def by_rule(reasons: list[Reason]) -> list[tuple[str, list[Reason]]]:
         else:
             groups.append((reason.rule, [reason]))
     return groups
-
-
-def catalog_order(number: str) -> tuple[Any, ...]:
-    """Rule numbers in the CR's order (109.4 < 109.4a < 109.5 < 110.2)."""
-    head, _, tail = number.partition("@")
-    parts: list[Any] = []
-    for piece in head.split("."):
-        digits = "".join(c for c in piece if c.isdigit())
-        parts.append((int(digits) if digits else 0, piece[len(digits):]))
-    return (*parts, tail)
 
 
 def to_document(exp: Explained, object_id: str, fact: str, why_not: str | None = None

@@ -28,10 +28,10 @@ from ..engine.api import InputError
 from ..engine.facts import ACTIVE, first_player, snapshot_now
 from ..engine.files import write_output
 from ..engine.validate import InputProblem, shown
-from .explain import FACTS, Explained, by_rule, catalog_order, explain, known_object, to_document
+from .explain import FACTS, Explained, by_rule, explain, known_object, to_document
 from .explain_text import explanation_text
 from .lang import Lang, UnknownLanguage, language
-from .text import escaped
+from .text import cited_rules, escaped
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2")
@@ -253,7 +253,7 @@ def snapshot_view(exp: Explained) -> dict[str, Any]:
                      "controller": r.controller, "you": r.you,
                      "default_controller": r.default_controller,
                      "fate": ruling.left_game.get(oid),
-                     "rules": sorted({b.rule for b in r.because}, key=catalog_order),
+                     "rules": cited_rules(r),
                      "color": colors.get(r.controller or "", "#999")})
     derivations = []
     for oid in ruling.objects:
@@ -322,7 +322,7 @@ def notebook_page(exp: Explained) -> str:
 
 def bars(counts: Iterable[tuple[str, int]], color: str = "#1f77b4") -> dict[str, Any]:
     """A horizontal bar chart of (label, count), largest first."""
-    items = sorted(counts, key=lambda kv: (-kv[1], catalog_order(kv[0])))
+    items = sorted(counts, key=lambda kv: (-kv[1], catalog.rule_order(kv[0])))
     top = max((n for _, n in items), default=1) or 1
     return {"items": [{"label": k, "count": n, "w": max(2, 400 * n // top), "y": 24 * i}
                       for i, (k, n) in enumerate(items)],
@@ -383,7 +383,7 @@ def rulings_summary(records: Iterable[tuple[Listed, dict[str, Any]]], lang: Lang
     rules: list[dict[str, Any]] = sorted(
         ({"number": n, "version": v, "paraphrase": rule_label(lang, v, n)[len(n):].strip(),
           "count": k} for (v, n), k in cites.items()),
-        key=lambda r: (catalog_order(r["number"]), r["version"]))
+        key=lambda r: (catalog.rule_order(r["number"]), r["version"]))
     stats: list[tuple[str, Any]] = [(lang.label("input"), source)] if source else []
     stats += [(lang.label("versions"), ", ".join(sorted(versions)) or "–"),
               (lang.label("judged"), judged), (lang.label("errors"), len(errors)),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..engine.ruling import Ruling
+from .. import catalog
+from ..engine.ruling import ObjectRuling, Ruling
 
 
 def escaped(value: str | None) -> str:
@@ -16,10 +17,17 @@ def escaped(value: str | None) -> str:
                    for ch in value)
 
 
+def cited_rules(obj: ObjectRuling) -> list[str]:
+    """The "rules" column of the text table and of the ruling page alike: the rules its
+    owner and controller rest on, in the CR's order."""
+    return sorted({b.rule for b in obj.because if b.fact in ("owner", "controller")},
+                  key=catalog.rule_order)
+
+
 def ruling_table(ruling: Ruling) -> str:
     rows = [("object", "owner", "controller", "you", "rules")]
     for oid, obj in ruling.objects.items():
-        rules = sorted({b.rule for b in obj.because if b.fact in ("owner", "controller")})
+        rules = cited_rules(obj)
         rows.append((escaped(oid), escaped(obj.owner), escaped(obj.controller), escaped(obj.you),
                      " ".join(rules)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

@@ -1,4 +1,5 @@
-"""The `impact` and `verify` commands (cli.py calls them)."""
+"""The `impact` and `verify` commands (cli/commands.py calls them; cli/research.py
+declares their arguments)."""
 
 from __future__ import annotations
 
@@ -106,7 +107,8 @@ def cmd_impact(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
-    from .proofs import Settings, builtin_invariants, invariant_of, verify_all
+    from .invariants import builtin_invariants, invariant_of
+    from .proofs import Settings, verify_all
     from .reports import verdicts_text
 
     if args.all_versions and args.rules is not None:

@@ -22,12 +22,11 @@ import clingo
 
 from .. import catalog
 from ..engine.facts import Names
+from . import witnesses
 from .gen import Bounds, generator_text
-from .impact import _explain_witnesses
-from .reports import ImpactReport, witness_record
+from .reports import ImpactReport
 from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
 from .views import Sides, compare, judge_one, judge_pairs
-from .views import _rule_order as _rule_key
 from .workers import Failure, Groundings, run_one, runner
 
 
@@ -195,14 +194,14 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     result = _run_alone(task, "impact search", workers, dask)
     report.exhausted_upto = result.exhausted_upto
     report.per_size = result.per_size
-    witnesses = [Found(size, doc, [clingo.parse_term(a) for a in atoms])
+    searched = [Found(size, doc, [clingo.parse_term(a) for a in atoms])
                  for size, doc, atoms in result.found]
     sides = Sides.of(v1, v2, changes)
-    docs = [w.doc for w in witnesses]
+    docs = [w.doc for w in searched]
     pairs, names = judge_pairs(docs, v1, v2, changes) if docs else ([], Names())
     compared = [compare(a, b, sides) for a, b in pairs]
     attribute(docs, [d for d, _ in compared], pairs, v1, v2, sides, changes)
-    for n, (w, (diffs, renumbered)) in enumerate(zip(witnesses, compared, strict=True), 1):
+    for n, (w, (diffs, renumbered)) in enumerate(zip(searched, compared, strict=True), 1):
         if not diffs:
             report.errors.append({"id": "witness", "line": n, "error": [
                 {"path": "$", "expected": "a difference (the search and the engine disagree)"}]})
@@ -210,9 +209,9 @@ def impact_search(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
         for diff in diffs:
             entry = report.kinds[(diff.kind, diff.category)]
             if entry.witness is None:
-                entry.witness = witness_record(w.size, diff, names, w.doc)
+                entry.witness = witnesses.of_difference(w.size, diff, names, w.doc)
         report.judged += 1
-    _explain_witnesses(report, v1, v2, changes)
+    witnesses.explain(report, v1, v2, changes)
     report.cpu_seconds = result.cpu + time.process_time() - start
     report.seconds = time.perf_counter() - wall
     return report
@@ -252,8 +251,8 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
         for diff in found:
             if id(diff) in named:
                 left, right = named[id(diff)]
-                diff.cause = (tuple(sorted(left, key=_rule_key)),
-                              tuple(sorted(right, key=_rule_key)))
+                diff.cause = (tuple(sorted(left, key=catalog.rule_order)),
+                              tuple(sorted(right, key=catalog.rule_order)))
 
 
 @dataclass(frozen=True)
@@ -311,10 +310,9 @@ def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[s
     "stopped" where ``limit`` (CPU seconds) ran out first.  With the search's CPU
     seconds."""
     externals = "\n".join(f"#external xoff({clingo.String(g)})." for g in groups)
-    proposal = externals + "\noff(G) :- xoff(G)."
+    proposal = externals + "\n" + search_file("switch-off.lp")
     program = impact_program(bounds, version, version, (proposal,))
-    program = replace(program, goal=program.goal + "\n#external xvalue.\n"
-                      ":- xvalue, pick(K), not vdiff(K).")
+    program = replace(program, goal=program.goal + "\n" + search_file("observable.lp"))
     task = ObservedTask(0, program, tuple(groups), limit)
     found, cpu = _run_alone(task, "observability search", workers)
     return dict(found), cpu

@@ -74,7 +74,7 @@ def generate(bounds: Bounds, stats: list[dict[str, float]] | None = None, late: 
                                   "effects": effects, "snapshots": count})
 
 
-def _batches(items: Iterator[tuple[int, dict[str, Any]]], size: int
+def batches(items: Iterator[tuple[int, dict[str, Any]]], size: int
              ) -> Iterator[list[tuple[int, dict[str, Any]]]]:
     batch: list[tuple[int, dict[str, Any]]] = []
     for item in items:

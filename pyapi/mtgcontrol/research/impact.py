@@ -9,11 +9,12 @@ from typing import Any
 
 from .. import catalog
 from ..engine.api import ErrorRecord, own_id
-from ..engine.engine import RULING, Frame
+from ..engine.engine import Frame
 from ..engine.validate import problems
-from .gen import Bounds, _batches, generate
-from .reports import ImpactReport, witness_record
-from .views import Sides, compare, judge_pairs, research_engine
+from . import witnesses
+from .gen import Bounds, batches, generate
+from .reports import ImpactReport
+from .views import Sides, compare, judge_pairs
 
 # ---------------------------------------------------------------------------------
 # Impact over a corpus
@@ -68,7 +69,7 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
     start = time.perf_counter()
     counter = 0
     frames: dict[Any, tuple[Frame | None, Frame | None]] = {}
-    for batch in _batches(generate(bounds, report.per_size, late=True), batch_size):
+    for batch in batches(generate(bounds, report.per_size, late=True), batch_size):
         pairs, names = judge_pairs([doc for _, doc in batch], v1, v2, changes)
         for (size, doc), (a, b) in zip(batch, pairs, strict=True):
             counter += 1
@@ -78,63 +79,8 @@ def impact_exhaustive(bounds: Bounds, v1: catalog.Version, v2: catalog.Version,
                 entry = report.kinds[(diff.kind, diff.category)]
                 if entry.witness is None:
                     frames[(diff.kind, diff.category)] = (a.frame, b.frame)
-                    entry.witness = witness_record(size, diff, names, doc)
+                    entry.witness = witnesses.of_difference(size, diff, names, doc)
         report.judged += len(batch)
-    _explain_witnesses(report, v1, v2, changes, frames)
+    witnesses.explain(report, v1, v2, changes, frames)
     report.seconds = time.perf_counter() - start
     return report
-
-
-def _ruling_part(ruling: Any, object_id: str) -> dict[str, Any]:
-    """What a ruling says about one object, with its `because`, fate, choices, violations."""
-    data = ruling.to_dict()
-    out: dict[str, Any] = {}
-    obj = data["objects"].get(object_id)
-    if obj is not None:
-        out = {k: obj[k] for k in ("owner", "controller", "default_controller")}
-        out["because"] = [f"{b['rule']} {b['fact']}: {b['via']}" for b in obj["because"]
-                          if b["fact"] != "you"]
-    if object_id in data["left_game"]:
-        out["left_game"] = data["left_game"][object_id]
-    choices = [c for c in data["choices"] if c["object"] == object_id]
-    if choices:
-        out["choices"] = choices
-    if data["violations"]:
-        out["violations"] = [f"{v['rule']} {v['code']}: {v['message']}"
-                             for v in data["violations"]]
-    return out
-
-
-def _explain_witnesses(report: ImpactReport, v1: catalog.Version, v2: catalog.Version,
-                       changes: Sequence[str],
-                       frames: dict[Any, tuple[Frame | None, Frame | None]] | None = None
-                       ) -> None:
-    """The witnesses' rulings under both sides: the ruling lens over the frames their
-    views were judged from (``frames``, by kind), or over frames made here."""
-    frames = frames or {}
-    kinds = [(key, e.witness) for key, e in report.kinds.items() if e.witness is not None]
-    witnesses = [w for _, w in kinds]
-    _attach_rulings(witnesses, v1.name, (), "ruling_from",
-                    [frames.get(key, (None, None))[0] for key, _ in kinds])
-    _attach_rulings(witnesses, v2.name, changes, "ruling_to",
-                    [frames.get(key, (None, None))[1] for key, _ in kinds])
-
-
-def _attach_rulings(witnesses: list[dict[str, Any]], version: str, changes: Sequence[str],
-                    slot: str, frames: Sequence[Frame | None] = ()) -> None:
-    """Each witness's ruling (the ruling lens) over its frame, where it has one."""
-    engine = research_engine(tuple(changes))
-    todo: list[tuple[dict[str, Any], Frame]] = []
-    for i, w in enumerate(witnesses):
-        if w["snapshot"].get("id") != "witness":
-            w["snapshot"] = {"id": "witness", **w["snapshot"]}
-        found = problems(w["snapshot"], "witness")
-        if found:  # a generator bug: say so in the report
-            w[slot] = {"violations": [f"invalid snapshot: {p}" for p in found]}
-            continue
-        frame = frames[i] if i < len(frames) else None
-        todo.append((w, frame or engine.frame(w["snapshot"], catalog.resolve(version),
-                                              raw=True)))
-    rulings = engine.judge([f for _, f in todo], RULING) if todo else []
-    for (w, _), ruling in zip(todo, rulings, strict=True):
-        w[slot] = _ruling_part(ruling, w["object"].split(",")[0])

@@ -173,15 +173,6 @@ class ImpactReport:
         return d
 
 
-def witness_record(size: int, diff: Difference, names: Names, doc: dict[str, Any]
-                   ) -> dict[str, Any]:
-    """A kind's witness: the snapshot, the object, the values on both sides, the cause."""
-    return {"size": size, "object": diff.subject(names), "snapshot": doc,
-            "from": show_value(diff.key, diff.before, names),
-            "to": show_value(diff.key, diff.after, names),
-            "cause": [list(diff.cause[0]), list(diff.cause[1])]}
-
-
 # ---------------------------------------------------------------------------------
 # Text output
 

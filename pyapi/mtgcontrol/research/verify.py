@@ -9,8 +9,8 @@ from typing import Any
 
 from .. import catalog
 from ..engine.facts import Names
-from .gen import Bounds, _batches, generate
-from .impact import _attach_rulings
+from . import witnesses
+from .gen import Bounds, batches, generate
 from .reports import KindReport, VerifyReport
 from .views import Key, Kind, judge_one, violation_objects
 
@@ -42,7 +42,7 @@ def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = ()
            batch_size: int = 1000) -> VerifyReport:
     report = VerifyReport(version.name, bool(changes), bounds.to_dict())
     start = time.perf_counter()
-    for batch in _batches(generate(bounds, report.per_size), batch_size):
+    for batch in batches(generate(bounds, report.per_size), batch_size):
         views, names = judge_one([doc for _, doc in batch], version, changes)
         for (size, doc), view in zip(batch, views, strict=True):
             seen: set[tuple[str, str, tuple[str, ...]]] = set()
@@ -70,9 +70,9 @@ def verify(bounds: Bounds, version: catalog.Version, changes: Sequence[str] = ()
                           f"violation {str(key[1]).replace('_', '-')}",
                           view.numbers(groups), size, doc, subject)
         report.judged += len(batch)
-    witnesses = [e.witness for table in (report.failures, report.choices, report.violations)
-                 for e in table.values() if e.witness is not None]
-    _attach_rulings(witnesses, version.name, changes, "ruling")
+    found = [e.witness for table in (report.failures, report.choices, report.violations)
+             for e in table.values() if e.witness is not None]
+    witnesses.attach_rulings(found, version.name, changes, "ruling")
     report.seconds = time.perf_counter() - start
     return report
 
@@ -84,7 +84,7 @@ def _note(table: dict[tuple[str, tuple[str, ...]], KindReport],
     entry = table.get(key)
     if entry is None:
         entry = table[key] = KindReport(Kind(what, rules, ()), tag)
-        entry.witness = {"size": size, "object": subject, "snapshot": doc}
+        entry.witness = witnesses.of_failure(size, subject, doc)
     if (tag, what, rules) not in seen:
         seen.add((tag, what, rules))
         entry.count += 1

@@ -15,7 +15,7 @@ from typing import Any
 from .. import catalog
 from ..engine.engine import Engine, Frame, Lens
 from ..engine.facts import Names
-from ..engine.ruling import OBJECT_ARGS
+from ..engine.ruling import FATES, OBJECT_ARGS
 from ..engine.solve import Atom
 
 VALUE_FACTS = ("owner", "controller", "default_controller", "you")
@@ -23,7 +23,6 @@ VALUE_FACTS = ("owner", "controller", "default_controller", "you")
 # is compared (docs/research.md, "What is compared").
 GAME = 0
 """The key of the planar controller (a fact about the game, not an object)."""
-FATES = {"leaves_game": "leaves-game", "exiled": "exiled", "ceases_to_exist": "ceases-to-exist"}
 
 Key = tuple[Any, ...]
 
@@ -51,17 +50,7 @@ class View:
         return self.cite.get(group, group)
 
     def numbers(self, groups: Iterable[str]) -> tuple[str, ...]:
-        return tuple(sorted({self.number(g) for g in groups}, key=_rule_order))
-
-
-@cache
-def _rule_order(number: str) -> tuple[Any, ...]:
-    head, _, rest = number.partition("@")
-    parts: list[Any] = []
-    for piece in head.replace(".", " ").split():
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append((int(digits) if digits else 0, piece))
-    return (*parts, rest)
+        return tuple(sorted({self.number(g) for g in groups}, key=catalog.rule_order))
 
 
 def research_engine(changes: tuple[str, ...] = ()) -> Engine:
@@ -106,7 +95,8 @@ def read_view(frame: Frame, atoms: list[Atom]) -> View:
     for name, args in atoms:
         if name == "rnum":
             group, number = str(args[0]), str(args[1])
-            if group not in numbers or _rule_order(number) < _rule_order(numbers[group]):
+            if group not in numbers or \
+                    catalog.rule_order(number) < catalog.rule_order(numbers[group]):
                 numbers[group] = number
         elif name in VALUE_FACTS:
             add((name, args[0]), args[1], None)
@@ -231,7 +221,7 @@ def _labels(view: View, groups: frozenset[str], other: View,
     for g in groups:
         n = view.number(g)
         out.add(g if n in theirs and theirs[n] != g and "@" in g else n)
-    return tuple(sorted(out, key=_rule_order))
+    return tuple(sorted(out, key=catalog.rule_order))
 
 
 def fact_label(key: Key) -> str:

@@ -96,8 +96,8 @@ class Service:
         self.pool = JudgePool(c.workers, WorkerSettings(c.proposals, c.max_objects,
                                                         c.max_effects, c.max_memory,
                                                         os.getpid()),
-                              c.timeout, c.worker_memory << 20,
-                              None if c.max_memory is None else c.max_memory << 20)
+                              timeout=c.timeout, memory_limit=c.worker_memory << 20,
+                              ceiling=None if c.max_memory is None else c.max_memory << 20)
 
     def begin_stop(self, signame: str) -> None:
         """A signal came: requests in flight have ``grace`` seconds, then fail (503)."""

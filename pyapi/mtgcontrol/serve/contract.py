@@ -10,7 +10,6 @@ from typing import Any
 
 from .. import catalog
 from ..coverage import encodings_of
-from ..present.explain import catalog_order
 from ..present.lang import codes, language
 
 FACTS = ("owner", "controller", "you", "default-controller", "fate", "may-activate")
@@ -45,12 +44,12 @@ def rules_document(version: str, lang: str) -> dict[str, Any]:
                 "paraphrase": words.paraphrase(v, rule.group) or rule.paraphrase,
                 "in_extract": rule.in_extract}
 
-    order = sorted(v.rules, key=lambda r: catalog_order(r.number))
+    order = sorted(v.rules, key=lambda r: catalog.rule_order(r.number))
     return {"version": v.name, "lang": lang,
             "versions": [x.name for x in catalog.versions()],
             "rules": [{**entry(r), "encodings": encodings_of(r.group)} for r in order],
             "unencoded": [{**entry(r), "reason": r.reason}
-                          for r in sorted(v.unencoded, key=lambda r: catalog_order(r.number))]}
+                          for r in sorted(v.unencoded, key=lambda r: catalog.rule_order(r.number))]}
 
 
 # --- OpenAPI -----------------------------------------------------------------------

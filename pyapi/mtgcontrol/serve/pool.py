@@ -13,7 +13,7 @@ Limits are batch's: a job whose worker has used more than ``timeout`` seconds of
 time (or ten times that in wall-clock time) is killed and its tasks judged again one
 by one, each with the whole limit, so that only the slow snapshot fails (422); a
 worker that dies has its job judged again whole, then task by task, and a task whose
-worker dies twice fails; a worker whose memory has peaked over ``worker_memory`` is
+worker dies twice fails; a worker whose memory has peaked over ``memory_limit`` is
 replaced between jobs.  The server keeps serving throughout.
 """
 
@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +31,7 @@ from ..batch.workers import (
     POLL,
     START_FAILURES,
     WALL_FACTOR,
+    Limits,
     Worker,
     context,
     death_reason,
@@ -75,19 +74,12 @@ class Job:
 
 
 @dataclass(eq=False)
-class JudgePool:
+class JudgePool(Limits):
     """``count`` worker processes answering tasks; see the module docstring."""
 
     count: int
     settings: WorkerSettings
-    timeout: float
-    worker_memory: int | None = None
-    """Bytes of peak memory after which a worker is replaced (None: never)."""
-    ceiling: int | None = None
-    """Bytes of data memory a worker may hold at any time (None: no limit)."""
-    warn: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     queue: deque[Job] = field(default_factory=deque)
-    workers: list[Worker] = field(default_factory=list)
     running: dict[int, Job] = field(default_factory=dict)
     """The job of each busy worker, by process id."""
     stopping: str | None = None
@@ -95,7 +87,6 @@ class JudgePool:
     answered: int = 0
     jobs: int = 0
     """Jobs sent to workers (``answered / jobs``: the mean size of a grounding)."""
-    _start_failures: int = 0
     _ticker: asyncio.TimerHandle | None = None
     _linger: asyncio.TimerHandle | None = None
 
@@ -183,7 +174,7 @@ class JudgePool:
         self.answered += len(job.asks)
         worker.jobs_done += len(job.asks)
         if worker.jobs_done >= RECYCLE_AFTER or (
-                self.worker_memory is not None and peak > self.worker_memory):
+                self.memory_limit is not None and peak > self.memory_limit):
             self._remove(worker, kill=False)
             self._spawn()
 
