@@ -260,30 +260,28 @@ def _unobservable_documented() -> dict[str, str]:
 def test_switching_off_any_rule_the_search_can_exercise_changes_a_ruling() -> None:
     """Observability: each rule group of the newest version that a proposal can switch
     off changes some ruling (a value, or the rules cited) that `impact --exhaustive
-    --change` finds at impact's default bounds, except the rules listed and argued in
-    docs/research.md -- and each of those changes nothing there."""
-    from mtgcontrol.cli import build_parser
+    --change` finds -- except the rules listed and argued in docs/research.md.  Here at
+    2 / 1 / 1 (seconds): each rule listed changes nothing there either (that space is
+    part of impact's default one), and 109.5, 613.1b and 800.4a change values.  The
+    exact check at impact's default bounds (minutes of CPU) is
+    benchmarks/bench_observability.py."""
     from mtgcontrol.engine.proposals import switchable_groups
     from mtgcontrol.research.differences import Observed, switch_off_each
 
-    args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
     version = catalog.newest()
     rules = {r.group: r.number for r in version.rules if r.group in switchable_groups()}
-    from mtgcontrol.research.commands import IMPACT_BOUNDS, _bounds
-
-    found, _cpu = switch_off_each(_bounds(args, IMPACT_BOUNDS), version, sorted(rules),
-                                  workers=1)
+    found, _cpu = switch_off_each(Bounds(2, 1, 1), version, sorted(rules), workers=1)
     assert all(seen is None or isinstance(seen, Observed) for seen in found.values())
     silent = {rules[g] for g, seen in found.items() if seen is None}
     documented = _unobservable_documented()
     assert all(documented.values()), "each rule listed has its reason"
-    assert silent == set(documented), (
-        f"changes nothing but not listed: {sorted(silent - set(documented))}; listed but "
-        f"observed: {sorted(set(documented) - silent)}")
+    assert set(documented) <= silent, (
+        f"listed as changing nothing, but observed in a smaller space: "
+        f"{sorted(set(documented) - silent)}")
     # A witness is a snapshot the engine judges differently with the group off.
     for group, seen in found.items():
-        if isinstance(seen, Observed) and rules[group] in ("109.5", "613.1b", "800.4a"):
-            assert seen.meaning, group  # "you", layer 2 and leaving change values
+        if rules[group] in ("109.5", "613.1b", "800.4a"):
+            assert isinstance(seen, Observed) and seen.meaning, group  # values change
             base = adjudicate(seen.doc)
             off = adjudicate(seen.doc, changes=[f'off("{group}").'])
             assert base.to_dict() != off.to_dict(), group

