@@ -129,7 +129,8 @@ def test_a_run_survives_every_worker_being_killed_again_and_again(
     server that forks them (nannies whose restart then fails leave the cluster without
     workers: the run once waited forever there): the run ends by itself with every line
     judged, the bytes of a local run and one summary line."""
-    source = corpus(tmp_path, 128)  # 900 lines: long enough for three rounds under load
+    # 2,700 lines: long enough for three rounds under load, with workers forked warm
+    source = corpus(tmp_path, 384)
     expected = reference(tmp_path, source, 5)
     target = tmp_path / "dask.jsonl"
     proc = start_dask_batch(source, target, 5)
