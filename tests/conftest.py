@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+# The planted bugs (tests/mutants/*.yaml) carry snapshots and keys a scenario file has, but
+# they are not scenarios: tests/test_mutants.py reads them.
+collect_ignore = ["mutants"]
+
 # Dask: one local cluster at a time, so two clusters never compete for the workers' cores.
 # (test_readme.py runs apart, after the parallel run: tasks.py.)
 # A service's tests share the module's one server: they stay on one worker.

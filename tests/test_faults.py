@@ -260,7 +260,8 @@ def test_repeated_ctrl_c_while_batch_cleans_up_gives_130(tmp_path: Path) -> None
 # --- runaway memory ------------------------------------------------------------------------------
 
 def many_effects(n: int) -> dict:
-    """One creature stolen back and forth ``n`` times: memory grows fast with ``n``."""
+    """One creature stolen back and forth ``n`` times: memory grows with ``n`` (1,000 effects
+    are far over a 150 MB ceiling; 300 fit since effects are decided along intervals)."""
     return {"id": f"effects-{n}", "players": ["alice", "bob"], "now": 3 * n + 10,
             "objects": [{"id": "bear", "kind": "card", "zone": "battlefield",
                          "types": ["creature"], "start": {"zone": "library", "player": "alice"},
@@ -276,14 +277,14 @@ def many_effects(n: int) -> dict:
 
 def test_a_snapshot_over_the_worker_memory_ceiling_is_one_error_record(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
-    source.write_text(jsonl([EXAMPLES[0], many_effects(300), EXAMPLES[1]]))
+    source.write_text(jsonl([EXAMPLES[0], many_effects(1000), EXAMPLES[1]]))
     target = tmp_path / "out.jsonl"
     run = subprocess.run([*CLI, "batch", str(source), "-o", str(target), "--max-memory", "150"],
                          capture_output=True, text=True, timeout=PATIENCE)
     assert run.returncode == 1, run.stderr
     first, middle, last = (json.loads(line) for line in target.read_text().splitlines())
     assert "error" not in first and "error" not in last
-    assert middle["id"] == "effects-300"
+    assert middle["id"] == "effects-1000"
     # over the limit inside clingo (an allocation fails) or the worker dies of it: both
     # records name the limit and its option
     expected = middle["error"][0]["expected"]

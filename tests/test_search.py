@@ -55,7 +55,7 @@ def test_an_invariant_that_holds() -> None:
     assert verdict.holds and verdict.counterexample is None
     assert verdict.mode == "cone" and verdict.text().startswith(
         "2026-08-07 one-owner (Exactly one owner for every card, token, copy and emblem): "
-        "holds for every cone up to 3 objects + effects (≤ 2 objects, ≤ 1 effects; 2 players)"
+        "holds for every owner cone up to 3 objects + effects (≤ 2 objects, ≤ 1 effects; 2 players)"
         ", so every snapshot whose cones are within that")
 
 
@@ -185,10 +185,10 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
 
 
 SIGNALLED = {
-    # verify: the size-4 proof of one-controller at 3 / 3 / 2 takes minutes of CPU
+    # verify: the size-3 proof of one-controller at 3 / 3 / 2 takes minutes of CPU
     "verify": (["verify", "--players", "3", "--objects", "3", "--effects", "2",
                 "--invariant", str(INVARIANT_DIR / "one-controller.lp")],
-               "searching cones with 4 object(s)"),
+               "searching cones with 3 object(s)"),
     # the first tasks: their programs are being grounded in the workers
     "grounding": (["verify", "--players", "3", "--objects", "5", "--effects", "3"],
                   "searching cones with 1 object(s)"),

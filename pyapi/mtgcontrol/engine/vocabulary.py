@@ -239,8 +239,13 @@ INPUTS: dict[str, Input] = {i.pred: i for i in _IN}
 # Program inputs that are not snapshot facts (#defined in base.lp too).
 PROGRAM_INPUTS = {"number": "catalog: number(Version, Group, Number)",
                   "off": "proposal files: off(Group)",
-                  "off_number": "proposal files: off_number(Number)"}
-PROGRAM_ARITY = {"number": 3, "off": 1, "off_number": 1}
+                  "off_number": "proposal files: off_number(Number)",
+                  "slot_number": "proposal files, one slot of a paired search: "
+                                 "slot_number(Slot, Group, Number)",
+                  "slot_off": "proposal files, one slot: slot_off(Slot, Group)",
+                  "slot_off_number": "proposal files, one slot: slot_off_number(Slot, Number)"}
+PROGRAM_ARITY = {"number": 3, "off": 1, "off_number": 1,
+                 "slot_number": 3, "slot_off": 2, "slot_off_number": 2}
 
 _OUT = [
     Output("owner", "Sop", "objects[o].owner"),
