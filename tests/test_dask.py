@@ -322,7 +322,8 @@ def test_verify_on_dask_gives_the_verdicts_of_local_workers() -> None:
         out = io.StringIO()
         with redirect_stdout(out):
             code = main(["verify", "--rules", "2020-11-20", "--players", "2", "--objects", "2",
-                         "--effects", "1", "--quiet", "--format", "json", *where])
+                         "--effects", "1", "--details", "0", "--quiet", "--format", "json",
+                         *where])
         assert code == 1
         found = json.loads(out.getvalue())["verdicts"]
         for v in found:

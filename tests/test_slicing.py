@@ -78,8 +78,8 @@ def test_every_scenario_alone_sliced_as_whole(family: str) -> None:
 def test_generated_snapshots_alone_sliced_as_whole() -> None:
     make = corpus_module()
     rng = random.Random(11)
-    docs = [make.Builder(rng, i).build() for i in range(150)]
-    docs += [make.realistic(rng, 150 + i) for i in range(30)]
+    docs = [make.Builder(rng, i).build() for i in range(80)]
+    docs += [make.realistic(rng, 80 + i) for i in range(20)]
     assert not differ([(d, f"generated {d['id']}") for d in docs])
 
 
@@ -87,7 +87,7 @@ def test_generated_snapshots_alone_sliced_as_whole() -> None:
 def test_every_version_alone_sliced_as_whole(version: str) -> None:
     """A sample of the scenarios under each CR version, whatever version they name
     (the version's constant is part of what is sliced on)."""
-    items = scenario_items("examples") + scenario_items()[::9]
+    items = scenario_items("examples") + scenario_items()[::18]
     assert not differ(items, rules=version)
 
 
@@ -128,7 +128,7 @@ def shown(lens: Lens) -> Lens:
 
 
 def test_explain_lens_sliced_as_whole() -> None:
-    items = scenario_items("examples") + scenario_items()[::6]
+    items = scenario_items("examples") + scenario_items()[::12]
     whole = Engine(slicing=False, fast=False)
     alone = Engine(slicing=True, fast=False)
     lens = shown(EXPLAIN)
