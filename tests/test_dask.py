@@ -178,14 +178,16 @@ def test_a_cluster_whose_workers_cannot_start_is_one_line_and_exit_2(
 
 def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
         tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
-    source = corpus(tmp_path, 64)  # 450 lines: the run is still going when a worker dies
+    source = corpus(tmp_path, 128)  # 900 lines: the run is still going when a worker dies
     expected = reference(tmp_path, source, 3)
     target = tmp_path / "dask.jsonl"
-    # a run with a worker killed is the one where Dask has most to warn about
+    # a run with a worker killed is the one where Dask has most to warn about (workers
+    # forked warm judge hundreds of lines a second: kill first, then look at the ports)
     proc = start_dask_batch(source, target, 3)
+    for worker in dask_workers(proc.pid)[:1]:
+        worker.kill()
     listening = {port for p in [psutil.Process(proc.pid), *psutil.Process(
         proc.pid).children(recursive=True)] for port in listening_ports(p)}
-    dask_workers(proc.pid)[0].kill()
     _, stderr = proc.communicate(timeout=PATIENCE)
     assert 8787 not in listening  # Dask's dashboard port
     assert proc.returncode == 1, stderr
