@@ -24,7 +24,8 @@ from mtgcontrol.research import Bounds, impact_exhaustive
 from mtgcontrol.research.differences import impact_search
 from mtgcontrol.research.gen import cell_control, generator_text, model_to_doc
 from mtgcontrol.research.invariants import Invariant, builtin_invariants, load_invariant
-from mtgcontrol.research.proofs import Settings, verify_one, verify_version
+from mtgcontrol.research.proofs import WITHIN, Settings, verify_one, verify_version
+from mtgcontrol.research.solver import search_file
 
 V2017, V2020, V2026 = (catalog.resolve(v) for v in ("2017-04-28", "2020-11-20", "2026-08-07"))
 INVARIANTS = {i.name: i for i in builtin_invariants()}
@@ -369,11 +370,11 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
 # The generator's time domain
 
 
-def _count(program: str, cell: tuple[int, ...]) -> int:
+def _count(program: str, cell: tuple[int, ...], *options: str) -> int:
     players, objects, effects, *details = cell
     ctl = clingo.Control(["0", "--project", "--warn=none", f"-c np={players}",
                           f"-c no={objects}", f"-c ne={effects}",
-                          f"-c nd={details[0] if details else 0}"])
+                          f"-c nd={details[0] if details else 0}", *options])
     ctl.add("base", [], program)
     ctl.ground([("base", [])])
     ctl.solve()
@@ -392,6 +393,21 @@ def test_the_time_domain_holds_every_event(cell: tuple[int, ...]) -> None:
     assert len(domain) == 1
     generous = text.replace(domain[0], "time(1..14).")
     assert _count(text, cell) == _count(generous, cell)
+
+
+@pytest.mark.parametrize("cell", [(2, 1, 1, 0), (2, 2, 0, 0), (2, 1, 0, 1)])
+def test_a_cell_grounded_with_its_own_details_makes_the_same_snapshots(
+        cell: tuple[int, int, int, int]) -> None:
+    # verify grounds the snapshots of exactly d details with nd = d (its time domain,
+    # no detail choices) and the search's details bound as search_details: the same
+    # snapshots as the grounding with the search's bound (2 here).  Without
+    # search_details a cell of no details would lose "until end of turn".
+    players, objects, effects, details = cell
+    exact = generator_text() + f"\n:- n_size(N), N != {objects + effects + details}."
+    whole = _count(exact, (players, objects, effects, 2))
+    assert _count(exact, cell, "-c search_details=2") == whole
+    if details == 0 and effects:
+        assert _count(exact, cell) < whole
 
 
 def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> None:
@@ -448,6 +464,30 @@ def test_a_cone_that_misses_a_dependency_is_found() -> None:
     sound = Invariant("controlled-by-owner", "Controlled by its owner",
                       "% locality: cone\n" + STOLEN)
     assert verify_version(Bounds(2, 1, 1), V2026, [sound], locality=True)[0].holds
+
+
+def _cone_outside(extra: str = "") -> bool:
+    """Is there a generated snapshot (3 objects, 2 effects, 1 detail; not only connected
+    ones) with an edge of a cone K that is neither a requires/2 edge nor an edge of the
+    cone WITHIN[K] that verify searches K's invariants in?"""
+    ctl = clingo.Control(["--warn=none", "-c np=2", "-c no=3", "-c ne=2", "-c nd=1",
+                          "-c exact=0", "-c connected=0"])
+    within = " ".join(f"within({k},{c})." for k, c in WITHIN.items())
+    ctl.add("base", [], "\n".join((generator_text(), search_file("cone.lp"), within, extra,
+        "outside :- within(K,C), cone_edge(K,X,Y), not cone_edge(C,X,Y), not requires(X,Y).",
+        ":- not outside.")))
+    ctl.ground([("base", [])])
+    return bool(ctl.solve().satisfiable)
+
+
+def test_a_smaller_cone_searched_within_a_larger_one_is_inside_it() -> None:
+    # Each cone of WITHIN is inside the one its invariants are searched by, so a
+    # snapshot that is the smaller cone of its root is the larger cone of it too
+    # (docs/research.md, "One search for every cone kind").  The check can fail: an
+    # owner edge from what a copy copies to the copy is no dependency.
+    assert WITHIN == {"owner": "dependencies", "structure": "dependencies"}
+    assert not _cone_outside()
+    assert _cone_outside("cone_edge(owner,o(X),o(A)) :- g_copy_of(A,X).")
 
 
 def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:

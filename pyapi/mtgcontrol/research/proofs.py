@@ -1,14 +1,17 @@
 """verify by search: every invariant proved within bounds, or a minimal counterexample.
 
-Each invariant under each version is searched in its own program (solver.py): the
-negation of the invariant, by cones (the invariant's own cone, search/cone.lp) or
-over whole snapshots.  The space is cut by structure into tasks, proved apart:
+Each invariant under each version is searched by a program (solver.py): the
+negation of the invariant, by cones (the invariant's own cone, search/cone.lp, or
+the one holding it that is searched anyway: `WITHIN`) or over whole snapshots; the
+invariants of one version searched the same way share a program.  The space is cut
+by structure into tasks, proved apart:
 
-* sizes (objects + effects) 1, 2, ... ; a counterexample of size k is minimal when
-  every task of the sizes below is unsatisfiable;
-* within a size, cells: exactly o objects and e effects, each grounded with the
-  bounds (players, o, e) -- a smaller program (fewer time points, no other counts)
-  than the bounds' whole one, which is what makes a conflict cheap;
+* sizes (objects + effects + details) 1, 2, ... ; a counterexample of size k is
+  minimal when every task of the sizes below is unsatisfiable;
+* within a size, cells: exactly o objects, e effects and d details, each grounded
+  with the bounds (players, o, e, d) -- a smaller program (fewer time points, no
+  other counts, no choice of a detail that cannot fit) than the bounds' whole one,
+  which is what makes a conflict cheap;
 * within a cell, cubes: the kind of each effect (assumptions ``etype(E,K)``), one
   solve each on the cell's grounding.
 
@@ -68,11 +71,30 @@ def mode_of(invariant: Invariant, locality: bool = False, orderings: bool = Fals
     return "cone" if invariant.cones else "snapshot"
 
 
+# A cone whose snapshots are all snapshots of another cone: a snapshot that is the
+# `owner` (or `structure`) cone of its root is the `dependencies` cone of it too (the
+# dependencies cone follows requires/2 and depends/2, and every cone_edge/3 of the
+# other two is one of those: tests/test_search.py searches for an edge that is not).
+# So when the dependencies cone is searched anyway, an invariant of a smaller cone is
+# searched in it, in the same program and solve (docs/research.md, "One search for
+# every cone kind"): a superset of its own space, so a proof is still a proof.
+WITHIN = {"owner": "dependencies", "structure": "dependencies"}
+
+
+def searched_cones(invariants: Sequence[Invariant]) -> list[str | None]:
+    """The cone each invariant of one run is searched by (None: not by cones): its
+    own, or the cone holding it (`WITHIN`) when another invariant is searched by that."""
+    own = [i.cone for i in invariants]
+    return [WITHIN[c] if c in WITHIN and WITHIN[c] in own else c for c in own]
+
+
 def invariant_program(bounds: Bounds, version: catalog.Version,
                       invariant: Invariant | Sequence[Invariant], mode: str,
                       changes: Sequence[str] = (), threads: int = 1,
                       fewest_players: bool = False, options: Sequence[str] = (),
-                      orderings: bool = True, generator: str | None = None) -> SearchProgram:
+                      orderings: bool = True, generator: str | None = None,
+                      cone: str | None = None,
+                      search_details: int | None = None) -> SearchProgram:
     """The search program for one invariant under one version: ``snapshot`` (a
     connected snapshot that fails), ``cone`` (a snapshot that is the invariant's cone
     of its root and fails at its root), ``locality`` (a snapshot whose failures at a
@@ -82,7 +104,8 @@ def invariant_program(bounds: Bounds, version: catalog.Version,
     The first two search representatives of the time orderings only (every ordering
     with ``orderings`` False: a benchmark's baseline).  Several invariants (of one
     cone, in the first two modes) are searched together: a failure of any whose
-    goal/1 is set."""
+    goal/1 is set.  ``cone``: the cone searched (by default the first invariant's);
+    ``search_details``: the search's details bound when ``bounds`` are a cell's."""
     group = [invariant] if isinstance(invariant, Invariant) else list(invariant)
     invariant = group[0]
     two = mode in ("locality", "orderings")
@@ -91,13 +114,15 @@ def invariant_program(bounds: Bounds, version: catalog.Version,
     if mode == "orderings":
         goal += "\n" + search_file("orderings.lp")
     elif mode != "snapshot":
-        goal += f"\ncone_kind({invariant.cone or 'dependencies'}).\n" + search_file("cone.lp") \
+        cone = cone or invariant.cone or "dependencies"
+        goal += f"\ncone_kind({cone}).\n" + search_file("cone.lp") \
             + "\n" + search_file("verify-cone.lp" if mode == "cone" else "locality.lp")
     return SearchProgram(bounds, slots, goal, tuple(changes), late=mode == "orderings",
                          connected=mode == "snapshot",
                          orderings=orderings and not two, fewest_players=fewest_players,
                          options=tuple(options), threads=threads,
-                         generator=generator if generator is not None else generator_text())
+                         generator=generator if generator is not None else generator_text(),
+                         search_details=search_details)
 
 
 @dataclass
@@ -114,7 +139,7 @@ class CubeTask:
     model: bool = False
     budget: float | None = None
     members: tuple[int, ...] = (0,)
-    cell: tuple[int, int] = (0, 0)
+    cell: tuple[int, int, int] = (0, 0, 0)  # objects, effects, details
     goals: tuple[int, ...] = (0,)
 
     @property
@@ -181,6 +206,8 @@ class Verdict:
     wall: float = 0.0
     tasks: int = 0
     per_size: list[dict[str, Any]] = field(default_factory=list)
+    searched_cone: str | None = None
+    """The cone searched when not the invariant's own (`WITHIN`)."""
 
     @property
     def holds(self) -> bool:
@@ -188,7 +215,9 @@ class Verdict:
 
     @property
     def cone(self) -> str | None:
-        return self.invariant.cone if self.mode in ("cone", "locality") else None
+        if self.mode not in ("cone", "locality"):
+            return None
+        return self.searched_cone or self.invariant.cone
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -393,8 +422,7 @@ def _groups(tracks: list[_Track]) -> list[tuple[int, ...]]:
     out: dict[tuple[Any, ...], list[int]] = {}
     for index, track in enumerate(tracks):
         v = track.verdict
-        key: tuple[Any, ...] = (v.version, track.changes, v.mode, v.bounds,
-                                v.invariant.cone if v.mode == "cone" else None)
+        key: tuple[Any, ...] = (v.version, track.changes, v.mode, v.bounds, v.cone)
         if v.mode not in ("snapshot", "cone"):
             key += (index,)
         out.setdefault(key, []).append(index)
@@ -409,14 +437,16 @@ def _plan(tracks: list[_Track], settings: Settings) -> list[CubeTask]:
         v = first.verdict
         for size in range(1, v.bounds.max_size + 1):
             for objects, effects in cells(v.bounds, size):
+                details = size - objects - effects
                 program = invariant_program(
-                    cell_bounds(v.bounds, objects, effects), first.version,
+                    cell_bounds(v.bounds, objects, effects, details), first.version,
                     [tracks[m].verdict.invariant for m in members], v.mode, first.changes,
                     settings.threads, options=settings.options,
-                    orderings=settings.orderings, generator=generator)
+                    orderings=settings.orderings, generator=generator, cone=v.cone,
+                    search_details=v.bounds.details)
                 for cube in cubes(generator, effects, effects, objects):
                     task = CubeTask(len(tasks), program, size, cube, members=members,
-                                    cell=(objects, effects),
+                                    cell=(objects, effects, details),
                                     goals=tuple(range(len(members))))
                     tasks.append(task)
                     for m in members:
@@ -526,7 +556,8 @@ def _counterexample_tasks(track: _Track, size: int, settings: Settings) -> list[
         program = invariant_program(
             cell_bounds(v.bounds, *task.cell), track.version, v.invariant, v.mode,
             track.changes, 1, fewest_players=True, options=settings.options,
-            orderings=settings.orderings, generator=settings.generator)
+            orderings=settings.orderings, generator=settings.generator, cone=v.cone,
+            search_details=v.bounds.details)
         out.append(CubeTask(-1, program, size, task.cube, model=True, cell=task.cell))
     return out
 
@@ -597,12 +628,16 @@ def verify_all(bounds: Bounds, versions: Sequence[catalog.Version],
     ``orderings``: the check of that lemma for each invariant instead."""
     settings = settings or Settings()
     tracks = []
+    searched = searched_cones(invariants)
     for version in versions:
-        for invariant in invariants:
+        for invariant, cone in zip(invariants, searched, strict=True):
             mode = mode_of(invariant, locality, orderings)
             check = f" {mode}" if mode in ("locality", "orderings") else ""
-            tracks.append(_Track(Verdict(version.name, invariant, bounds, mode=mode), version,
-                                 tuple(changes), f"{version.name} {invariant.name}{check}: "))
+            verdict = Verdict(version.name, invariant, bounds, mode=mode)
+            if mode == "cone" and cone != invariant.cone:
+                verdict.searched_cone = cone
+            tracks.append(_Track(verdict, version, tuple(changes),
+                                 f"{version.name} {invariant.name}{check}: "))
     work = runner(settings.workers, settings.dask)
     try:
         prove(tracks, settings, progress, work)

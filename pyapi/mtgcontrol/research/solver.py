@@ -73,11 +73,13 @@ def cells(bounds: Bounds, size: int) -> list[tuple[int, int]]:
             if 0 <= size - o - e <= bounds.details]
 
 
-def cell_bounds(bounds: Bounds, objects: int, effects: int) -> Bounds:
+def cell_bounds(bounds: Bounds, objects: int, effects: int, details: int) -> Bounds:
     """The bounds a cell's program is grounded with: its objects and effects (the cube
-    makes them exact), every detail allowed."""
-    return Bounds(bounds.players, objects, effects, bounds.details,
-                  objects + effects + bounds.details)
+    makes them exact) and its details (the size makes them exact): the time domain
+    and the choices of details are those of the cell alone.  What the generator makes
+    only when details are searched at all follows ``bounds.details``
+    (`SearchProgram.search_details`)."""
+    return Bounds(bounds.players, objects, effects, details, objects + effects + details)
 
 
 Cube = tuple[tuple[str, bool], ...]
@@ -121,6 +123,8 @@ class SearchProgram:
     options: tuple[str, ...] = ()
     threads: int = 1
     generator: str = ""
+    search_details: int | None = None
+    """The details bound of the whole search when ``bounds`` are one cell's."""
 
     @cached_property
     def key(self) -> str:
@@ -227,6 +231,8 @@ class Search:
              f"-c np={bounds.players}",
              f"-c no={bounds.objects}", f"-c ne={bounds.effects}",
              f"-c nd={bounds.details}", "-c exact=0",
+             *([] if program.search_details is None
+               else [f"-c search_details={program.search_details}"]),
              f"-c late={int(program.late)}", f"-c connected={int(program.connected)}",
              f"-c orderings={int(program.orderings)}", *options],
             logger=lambda _code, text: self.messages.append(text))
