@@ -22,7 +22,7 @@ from .reports import impact_text
 
 # Default bounds.  verify: two players, cones of up to three objects + effects +
 # details among at most two objects, two effects (two effects on one object:
-# layer 2) and one history detail -- about half a minute of CPU (BENCHMARKS.md);
+# layer 2) and one history detail -- about 20 s of CPU for the six (BENCHMARKS.md);
 # impact --exhaustive: 2 / 2 / 1 without details (about 25 s).
 VERIFY_BOUNDS = Bounds(2, 2, 2, details=1, size=3)
 IMPACT_BOUNDS = Bounds(2, 2, 1)
