@@ -159,6 +159,8 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
                         "--time-limit", "3", "--quiet", "--format", "json")
     report = json.loads(out)
     assert code == 0 and report["complete"] is False and 0 <= report["exhausted_upto"] < 6
+    # its grounding alone takes 20 s of CPU: the worker is killed 1 s past the budget
+    assert report["cpu_seconds"] < 10
     code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to", "2020-11-20",
                         "--players", "3", "--objects", "4", "--effects", "2",
                         "--time-limit", "1", "--quiet")
