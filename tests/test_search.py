@@ -553,3 +553,15 @@ def test_a_proposal_is_searched_not_enumerated() -> None:
                                          for r in report.kinds.values()}
     stopped = impact_search(Bounds(2, 2, 2), V2026, V2026, (off,), limit=0.01)
     assert stopped.exhausted_upto is not None and stopped.cpu_seconds is not None
+
+
+def test_an_engine_fault_in_a_witness_is_reported_not_raised() -> None:
+    """A proposal that makes the engine reach a state its rules cannot (internal_error)
+    on the side it changes: each witness's ruling there says so; the report is whole."""
+    faulty = 'off("111.2").\ninternal_error(S,planted,O,T) :- stay(S,O,T,_).\n'
+    report = impact_search(Bounds(2, 1, 0), V2026, V2026, (faulty,)).to_dict()
+    assert report["differences"]
+    for kind in report["differences"]:
+        (said,) = kind["witness"]["ruling_to"]["violations"]
+        assert said.startswith("engine fault: internal error planted on 'o1'"), said
+        assert "engine fault" not in json.dumps(kind["witness"]["ruling_from"])
