@@ -189,15 +189,18 @@ def impact_figures(args: argparse.Namespace, bounds: Bounds) -> bool:
               f"meaning, {len(report['citation_only'])} citation only; {report['verdict']}")
         for change in cr_changes.expected(v1, v2):
             kind = found.get(change.id)
-            if kind is None:
+            if kind is None and change.details > bounds.details:
+                print(f"  {change.id} beyond these bounds (needs {change.details} "
+                      f"detail(s)): {change.what}")
+            elif kind is None:
                 print(f"  {change.id} NOT FOUND: {change.what}")
             else:
                 print(f"  {change.id} found (witness size {kind['witness']['size']}): "
                       f"{kind['label']}")
         for line in cr_changes.unexplained(report):
             print(f"  filed under no documented change: {line}")
-    wanted = {c.id for c in cr_changes.CHANGES
-              if str(windows.index(c.window) + 1) in args.windows.split(",")}
+    wanted = {c.id for c in cr_changes.CHANGES if c.details <= bounds.details
+              and str(windows.index(c.window) + 1) in args.windows.split(",")}
     print(f"changes found: {len(found_all)} of {len(wanted)}"
           + ("" if found_all >= wanted else f"; missing {sorted(wanted - found_all)}"))
     return ok and found_all >= wanted

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_batch import CLI, EXAMPLES, HOSTILE, PATIENCE, jsonl
+from test_batch import CLI, EXAMPLES, HOSTILE, PATIENCE, SLOW, jsonl, with_players
 
 from mtgcontrol.batch import dask_runner
 from mtgcontrol.batch.dask_runner import DaskRunner
@@ -30,17 +30,28 @@ pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 
-def corpus(tmp_path: Path, copies: int, hostile: int = 4) -> Path:
+def corpus(tmp_path: Path, copies: int, hostile: int = 4, slow: int = 0) -> Path:
+    """The examples ``copies`` times, then ``slow`` lines that take seconds each under
+    SLOWLY (five players), then ``hostile`` lines."""
+    slow_docs = [with_players(EXAMPLES[1], 5, f"slow{i}") for i in range(slow)]
     source = tmp_path / "in.jsonl"
-    source.write_bytes(jsonl(EXAMPLES * copies).encode() + b"\n".join(HOSTILE[:hostile]) + b"\n")
+    source.write_bytes(jsonl(EXAMPLES * copies + slow_docs).encode()
+                       + b"\n".join(HOSTILE[:hostile]) + b"\n")
     return source
 
 
-def reference(tmp_path: Path, source: Path, batch_size: int) -> bytes:
+# Workers forked warm judge the examples at hundreds of lines a second: a run that must
+# still be going when a test kills its workers ends on slow lines.  Those come after the
+# chunks the runner keeps in flight at first (dask_runner.IN_FLIGHT_PER_WORKER per worker),
+# so they are not even submitted before the first kill.
+SLOWLY = ["--change", str(SLOW)]
+
+
+def reference(tmp_path: Path, source: Path, batch_size: int, *extra: str) -> bytes:
     """The output of the same input judged by local worker processes."""
     target = tmp_path / "reference.jsonl"
     assert main(["batch", str(source), "-o", str(target), "--batch-size", str(batch_size),
-                 "--workers", "2"]) == 1
+                 "--workers", "2", *extra]) == 1
     return target.read_bytes()
 
 
@@ -50,12 +61,14 @@ def lines_in(path: Path) -> int:
 
 def dask_workers(pid: int) -> list[psutil.Process]:
     """The Dask worker processes a run started: spawned by its nannies, or forked by the
-    fork server it started (not the server itself)."""
+    fork server it started (not the server itself, nor the short-lived children a worker
+    forks to judge each partition in)."""
+    servers = {server.pid for server in fork_servers(pid)}
     found = []
     for child in psutil.Process(pid).children(recursive=True):
         try:
-            command = " ".join(child.cmdline())
-            if "spawn_main" in command or ("forkserver" in command and child.ppid() != pid):
+            if child.ppid() in servers or (child.ppid() == pid
+                                           and "spawn_main" in " ".join(child.cmdline())):
                 found.append(child)
         except psutil.NoSuchProcess:
             continue
@@ -64,8 +77,14 @@ def dask_workers(pid: int) -> list[psutil.Process]:
 
 def fork_servers(pid: int) -> list[psutil.Process]:
     """The fork server a run started for its Dask workers (when the platform has one)."""
-    return [child for child in psutil.Process(pid).children()
-            if "forkserver" in " ".join(child.cmdline())]
+    found = []
+    for child in psutil.Process(pid).children():
+        try:
+            if "forkserver" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def wait_until(condition: Callable[[], bool], proc: subprocess.Popen, what: str) -> None:
@@ -84,14 +103,14 @@ StartDaskBatch = Callable[[Path, Path, int], subprocess.Popen]
 @pytest.fixture
 def start_dask_batch() -> Iterator[StartDaskBatch]:
     """``start_dask_batch(source, target, batch_size)``: ``batch --dask local --workers 2``
-    started, returned once both workers run and a first chunk is written; a run still
-    going when the test ends is killed."""
+    (with SLOWLY) started, returned once both workers run and a first chunk is written; a
+    run still going when the test ends is killed."""
     runs: list[subprocess.Popen] = []
 
     def start(source: Path, target: Path, batch_size: int) -> subprocess.Popen:
         proc = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--batch-size",
-                                 str(batch_size), "--dask", "local", "--workers", "2"],
-                                stderr=subprocess.PIPE, text=True)
+                                 str(batch_size), "--dask", "local", "--workers", "2",
+                                 *SLOWLY], stderr=subprocess.PIPE, text=True)
         runs.append(proc)
         wait_until(lambda: len(dask_workers(proc.pid)) == 2 and lines_in(target) >= batch_size,
                    proc, "two workers and a first chunk")
@@ -108,8 +127,8 @@ def test_every_original_worker_killed_one_after_another_loses_nothing(
         tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
     """Each of the two first workers is killed mid-run; their replacements (the nannies
     restart them) judge the rest, settings included, and the bytes are a local run's."""
-    source = corpus(tmp_path, 8)
-    expected = reference(tmp_path, source, 2)
+    source = corpus(tmp_path, 5, slow=4)  # 30 quick lines, then 4 slow ones (lines 31-34)
+    expected = reference(tmp_path, source, 2, *SLOWLY)
     target = tmp_path / "dask.jsonl"
     proc = start_dask_batch(source, target, 2)
     originals = dask_workers(proc.pid)
@@ -129,30 +148,27 @@ def test_a_run_survives_every_worker_being_killed_again_and_again(
     server that forks them (nannies whose restart then fails leave the cluster without
     workers: the run once waited forever there): the run ends by itself with every line
     judged, the bytes of a local run and one summary line."""
-    source = corpus(tmp_path, 128)  # 900 lines
-    expected = reference(tmp_path, source, 5)
+    source = corpus(tmp_path, 8, slow=6)  # 48 quick lines, then 6 slow ones (lines 49-54)
+    expected = reference(tmp_path, source, 5, *SLOWLY)
     target = tmp_path / "dask.jsonl"
     proc = start_dask_batch(source, target, 5)
     killed: set[int] = set()
+    servers_killed = 0
     for last in (False, False, True):
-        # Replacements come back one at a time; each round kills what runs then (a run
-        # whose replacements finish the lines before the next round ends: it is judged
-        # below like any other).
-        deadline = time.monotonic() + PATIENCE
-        while not [w for w in dask_workers(proc.pid) if w.pid not in killed]:
-            if proc.poll() is not None:
-                break
-            assert time.monotonic() < deadline, f"no new worker within {PATIENCE} s"
-            time.sleep(0.05)
-        if proc.poll() is not None:
-            break
-        for worker in dask_workers(proc.pid) + (fork_servers(proc.pid) if last else []):
+        # Replacements come back one at a time; each round kills what runs then.
+        wait_until(lambda: any(w.pid not in killed for w in dask_workers(proc.pid)), proc,
+                   "a new worker")
+        servers = fork_servers(proc.pid) if last else []
+        for worker in dask_workers(proc.pid) + servers:
             killed.add(worker.pid)
             worker.kill()
+        servers_killed += len(servers)
     _, stderr = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 1, stderr  # the hostile lines are error records
     assert target.read_bytes() == expected
     assert len(stderr.strip().splitlines()) == 1, stderr  # the summary; no traceback
+    if sys.platform == "linux":  # where multiprocessing forks workers from a fork server
+        assert servers_killed, "the last round found no fork server to kill"
 
 
 @pytest.mark.parametrize("preload", [
@@ -178,16 +194,16 @@ def test_a_cluster_whose_workers_cannot_start_is_one_line_and_exit_2(
 
 def test_dask_local_starts_no_dashboard_and_prints_no_library_warnings(
         tmp_path: Path, start_dask_batch: StartDaskBatch) -> None:
-    source = corpus(tmp_path, 128)  # 900 lines: the run is still going when a worker dies
-    expected = reference(tmp_path, source, 3)
+    source = corpus(tmp_path, 8, slow=4)  # the run is still going when a worker dies
+    expected = reference(tmp_path, source, 3, *SLOWLY)
     target = tmp_path / "dask.jsonl"
-    # a run with a worker killed is the one where Dask has most to warn about (workers
-    # forked warm judge hundreds of lines a second: kill first, then look at the ports)
+    # a run with a worker killed is the one where Dask has most to warn about
     proc = start_dask_batch(source, target, 3)
     for worker in dask_workers(proc.pid)[:1]:
         worker.kill()
     listening = {port for p in [psutil.Process(proc.pid), *psutil.Process(
         proc.pid).children(recursive=True)] for port in listening_ports(p)}
+    assert proc.poll() is None and listening  # the ports of a running cluster were read
     _, stderr = proc.communicate(timeout=PATIENCE)
     assert 8787 not in listening  # Dask's dashboard port
     assert proc.returncode == 1, stderr

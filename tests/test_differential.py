@@ -28,13 +28,17 @@ from mtgcontrol.engine.facts import PLAIN_CLOCK
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def corpus_module():
-    spec = importlib.util.spec_from_file_location("make_corpus",
-                                                  ROOT / "benchmarks" / "make_corpus.py")
+def benchmark_module(name: str):
+    """benchmarks/``name``.py, loaded as a module (the benchmarks are scripts)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def corpus_module():
+    return benchmark_module("make_corpus")
 
 
 @pytest.fixture(scope="module")

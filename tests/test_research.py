@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_differential import corpus_module
+from test_differential import benchmark_module, corpus_module
 
 from mtgcontrol import catalog, research
 from mtgcontrol.cli import main
@@ -248,15 +248,6 @@ def test_impact_and_verify_have_their_own_default_bounds() -> None:
     assert _bounds(verify, VERIFY_BOUNDS) == Bounds(2, 2, 2, details=1, size=3)
 
 
-def _unobservable_documented() -> dict[str, str]:
-    """docs/research.md's table of the rules no snapshot within impact's default bounds
-    exercises: rule number -> why."""
-    text = (ROOT / "docs" / "research.md").read_text(encoding="utf-8")
-    section = text.split("#### Rules no small snapshot exercises", 1)[1].split("\n#", 1)[0]
-    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
-    return {row[1].strip().strip("`"): row[2].strip() for row in rows}
-
-
 def test_switching_off_any_rule_the_search_can_exercise_changes_a_ruling() -> None:
     """Observability: each rule group of the newest version that a proposal can switch
     off changes some ruling (a value, or the rules cited) that `impact --exhaustive
@@ -273,7 +264,7 @@ def test_switching_off_any_rule_the_search_can_exercise_changes_a_ruling() -> No
     found, _cpu = switch_off_each(Bounds(2, 1, 1), version, sorted(rules), workers=1)
     assert all(seen is None or isinstance(seen, Observed) for seen in found.values())
     silent = {rules[g] for g, seen in found.items() if seen is None}
-    documented = _unobservable_documented()
+    documented = benchmark_module("bench_observability").documented()
     assert all(documented.values()), "each rule listed has its reason"
     assert set(documented) <= silent, (
         f"listed as changing nothing, but observed in a smaller space: "

@@ -159,7 +159,7 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
         frames.append(engine.frame(doc, version))
         judged.append(i)
     if judged:
-        for i, ruling in zip(judged, _judge_frames(engine, frames), strict=True):
+        for i, ruling in zip(judged, engine.judge_each(frames), strict=True):
             if isinstance(ruling, EngineFault):
                 name = snapshot_name(*items[i])
                 results[i] = ErrorRecord(name, [InputProblem(name, "$", str(ruling))],
@@ -167,18 +167,3 @@ def judge_batch(items: Sequence[tuple[Any, str]], rules: str | None,
             else:
                 results[i] = ruling
     return [r for r in results if r is not None]
-
-
-def _judge_frames(engine: Engine, frames: list[Frame]) -> list[Ruling | EngineFault]:
-    """The frames' rulings; a frame whose atoms show an engine fault gets its fault
-    (the others judged again one by one: a fault is rare, never on the common path)."""
-    try:
-        return list(engine.judge(frames))
-    except EngineFault:
-        out: list[Ruling | EngineFault] = []
-        for frame in frames:
-            try:
-                out.extend(engine.judge([frame]))
-            except EngineFault as fault:
-                out.append(fault)
-        return out

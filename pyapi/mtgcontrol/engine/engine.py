@@ -49,7 +49,7 @@ from .facts import (
     snapshot_times,
 )
 from .interrupts import ground
-from .ruling import VIA, Ruling, build_ruling
+from .ruling import VIA, EngineFault, Ruling, build_ruling
 from .slicing import Slicing, enabled
 from .solve import RULING_SHOW, Atom, NoRuling, Program, atoms_by_snapshot, shown_texts
 from .vocabulary import OUTPUTS
@@ -296,6 +296,22 @@ class Engine:
         self.phases.ruling += time.process_time() - start
         self.phases.snapshots += len(framed)
         return out
+
+    def judge_each(self, frames: Sequence[Frame], lens: Lens | str = "ruling"
+                   ) -> list[Any | EngineFault]:
+        """`judge`, but a frame whose atoms show an engine fault gets its fault and the
+        others their results (judged again one by one: a fault is rare, never on the
+        common path)."""
+        try:
+            return self.judge(frames, lens)
+        except EngineFault:
+            out: list[Any | EngineFault] = []
+            for frame in frames:
+                try:
+                    out.extend(self.judge([frame], lens))
+                except EngineFault as fault:
+                    out.append(fault)
+            return out
 
     def _together(self, frames: Sequence[Frame], lens: Lens) -> list[list[Any]]:
         """One grounding, frame ``i`` numbered ``i`` (no cache, no merging); atoms

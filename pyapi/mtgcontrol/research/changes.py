@@ -22,6 +22,7 @@ class Change:
     number: str        # the rule number (or superseded group id) on that side
     template: str
     related: tuple[str, ...] = ()  # other numbers a kind of this change may be filed under
+    details: int = 0   # history details (phasing, turns, ...) its witnesses need
 
     def numbers(self) -> set[str]:
         return {self.number, *self.related}
@@ -63,6 +64,9 @@ CHANGES = (
            "aura + resolution effect with the Aura's timestamp", ("613.7k",)),
     Change("B5", W2, "mana abilities have a controller (109.4a)", "to", "109.4a",
            "ability (mana)"),
+    Change("B9", W2, "a phased-out token no longer ceases to exist (110.5f; 111.7 from "
+           "2020 keeps only tokens outside the battlefield)", "from", "110.5f",
+           "bf_token + phasing detail", ("111.7",), details=1),
     Change("C2", W3, "a may-cast copy of a card is owned by the player who created it (112.2a)",
            "to", "112.2a", "ex_copy / st_copy (may_cast)"),
     Change("C4", W3, "a chaos ability is controlled by the planar controller (311.7)", "to",

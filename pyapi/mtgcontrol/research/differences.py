@@ -121,6 +121,9 @@ class ImpactTask:
         out.cpu = budget.spent()
         return out
 
+    def stopped(self, cpu: float) -> Witnesses:
+        return Witnesses(exhausted_upto=0, cpu=cpu)
+
     def _exhaust(self, search: Search, size: int, cube: Cube, budget: Budget,
                  excluded: set[FoundKind], out: Witnesses) -> bool:
         """Every new kind with a witness in ``cube``; False when the budget ran out."""
@@ -299,6 +302,9 @@ class ObservedTask:
                 out[group] = "stopped"
             search.ctl.assign_external(switch, False)
         return out, budget.spent()
+
+    def stopped(self, cpu: float) -> tuple[dict[str, Observed | None | str], float]:
+        return {group: "stopped" for group in self.groups}, cpu
 
 
 def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[str],

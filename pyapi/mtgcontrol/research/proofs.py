@@ -161,6 +161,9 @@ class CubeTask:
             solved.found.atoms = [str(a) for a in solved.found.atoms]  # type: ignore[misc]
         return solved
 
+    def stopped(self, cpu: float) -> Solved:
+        return Solved(None, cpu)
+
 
 # ---------------------------------------------------------------------------------
 # Verdicts

@@ -10,6 +10,7 @@ from typing import Any
 from .. import catalog
 from ..engine.engine import RULING, Frame
 from ..engine.facts import Names
+from ..engine.ruling import EngineFault
 from ..engine.validate import problems
 from .views import Difference, research_engine, show_value
 
@@ -98,6 +99,9 @@ def attach_rulings(witnesses: list[dict[str, Any]], version: str, changes: Seque
         frame = frames[i] if i < len(frames) else None
         todo.append((w, frame or engine.frame(w["snapshot"], catalog.resolve(version),
                                               raw=True)))
-    rulings = engine.judge([f for _, f in todo], RULING) if todo else []
+    rulings = engine.judge_each([f for _, f in todo], RULING) if todo else []
     for (w, _), ruling in zip(todo, rulings, strict=True):
+        if isinstance(ruling, EngineFault):  # an engine bug the search found: say so
+            w[slot] = {"violations": [f"engine fault: {ruling}"]}
+            continue
         w[slot] = ruling_part(ruling, w["object"].split(",")[0])

@@ -41,6 +41,9 @@ KEEP = 4
 """Groundings a worker keeps (the least recently used goes first)."""
 POLL = 0.1
 """Seconds between two looks at the workers (results, CPU, signals)."""
+OVERRUN = 1.0
+"""CPU seconds past its budget after which a task's worker is killed: a solve stops
+within 0.1 s of its budget by itself; what runs on is a grounding, which ignores it."""
 
 
 class Task(Protocol):
@@ -53,6 +56,10 @@ class Task(Protocol):
     def program(self) -> SearchProgram: ...
 
     def run(self, groundings: Groundings, budget: Budget) -> Any: ...
+
+    def stopped(self, cpu: float) -> Any:
+        """The result of this task stopped by its budget before it searched anything
+        (its worker was killed while grounding: a grounding cannot be interrupted)."""
 
 
 class Groundings:
@@ -277,6 +284,14 @@ class Processes:
             task, worker.task = worker.task, None
             if task is not None and message[0] == task.number:
                 done.append((task, message[1]))
+        for worker in list(self._pool):
+            task = worker.task
+            if task is not None and task.budget is not None and \
+                    (spent := worker.cpu() - worker.cpu_start) > task.budget + OVERRUN:
+                worker.process.kill()
+                self._started -= 1  # killed on purpose: not a worker that dies as it starts
+                self._bury(worker)
+                done.append((task, task.stopped(spent)))
         return done
 
     def _bury(self, worker: _Worker) -> str:
