@@ -470,13 +470,13 @@ def test_cones_and_whole_snapshots_give_the_same_verdicts() -> None:
                                                   flags=re.M))
              for i in cones]
     assert all(i.cones for i in cones) and not any(i.cones for i in whole)
-    for version in (V2017, V2026):
-        by_cones = verify_version(Bounds(2, 2, 1), version, cones)
-        by_snapshots = verify_version(Bounds(2, 2, 1), version, whole)
-        assert [(v.mode, v.word(), v.size) for v in by_cones] == \
-            [("cone", v.word(), v.size) for v in by_snapshots]
-        assert [v.size for v in by_cones[-2:]] == [2, 3]  # a stolen spell: its effect's source too
-        assert all(v.reproduced for v in by_cones if v.word() == "fails")
+    # (one version: that each version's rules are local is the locality lemma's test)
+    by_cones = verify_version(Bounds(2, 2, 1), V2026, cones)
+    by_snapshots = verify_version(Bounds(2, 2, 1), V2026, whole)
+    assert [(v.mode, v.word(), v.size) for v in by_cones] == \
+        [("cone", v.word(), v.size) for v in by_snapshots]
+    assert [v.size for v in by_cones[-2:]] == [2, 3]  # a stolen spell: its effect's source too
+    assert all(v.reproduced for v in by_cones if v.word() == "fails")
 
 
 # ---------------------------------------------------------------------------------
