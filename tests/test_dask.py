@@ -339,7 +339,7 @@ def test_verify_on_dask_gives_the_verdicts_of_local_workers() -> None:
     def verdicts(*where: str) -> list[dict[str, object]]:
         out = io.StringIO()
         with redirect_stdout(out):
-            code = main(["verify", "--rules", "2020-11-20", "--players", "2", "--objects", "2",
+            code = main(["verify", "--rules", "2020-11-20", "--players", "2", "--objects", "1",
                          "--effects", "1", "--details", "0", "--quiet", "--format", "json",
                          *where])
         assert code == 1

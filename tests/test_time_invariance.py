@@ -159,8 +159,8 @@ def test_scenarios_rule_the_same_at_every_time_scale(shift: int) -> None:
 def test_generated_snapshots_rule_the_same_at_every_time_scale(shift: int) -> None:
     make = corpus_module()
     rng = random.Random(10 + shift)
-    docs = [make.Builder(rng, i).build() for i in range(300)]
-    docs += [make.realistic(rng, 300 + i) for i in range(100)]
-    docs += [make.realistic(rng, 400 + i, objects=10, effects=14) for i in range(100)]
+    docs = [make.Builder(rng, i).build() for i in range(200)]
+    docs += [make.realistic(rng, 200 + i) for i in range(60)]
+    docs += [make.realistic(rng, 260 + i, objects=10, effects=14) for i in range(60)]
     differ = differences([(d["id"], d) for d in docs], shift)
     assert not differ, f"{len(differ)} differ: {differ[:5]}"

@@ -167,6 +167,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if args.rules is not None:
         catalog_check(args.rules)
+    if args.format == "html" and args.check_answers:
+        raise InputError([InputProblem("mtgcontrol", "--format", "text or json with "
+                                       "--check-answers (its report has no page)")])
     if args.format == "html":
         from ..present.pages import cmd_research_html
 

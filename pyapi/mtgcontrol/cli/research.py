@@ -114,6 +114,11 @@ def verify_parser(sub: Any) -> None:
                    help="check the locality lemma instead (a two-slot search): each snapshot "
                         "within the bounds has, at every object and effect, the facts and "
                         "invariant failures of its cone alone (docs/research.md, Cones)")
+    p.add_argument("--check-answers", action="store_true",
+                   help="check instead that the rules answer every snapshot within the "
+                        "bounds (a snapshot without an answer would satisfy every "
+                        "invariant vacuously): counts every generated snapshot, so meant "
+                        "for small bounds (docs/research.md, Answers)")
     p.add_argument("--check-orderings", action="store_true",
                    help="check the orderings lemma instead (a two-slot search): each snapshot "
                         "within the bounds, in every time ordering, has the facts and "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from .. import catalog
@@ -113,10 +114,12 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
 
     if args.all_versions and args.rules is not None:
         raise InputError([_usage("--all-versions", "either --rules or --all-versions")])
-    if args.check_locality and args.check_orderings:
-        raise InputError([_usage("--check-orderings", "either --check-locality or "
-                                 "--check-orderings")])
+    if sum((args.check_locality, args.check_orderings, args.check_answers)) > 1:
+        raise InputError([_usage("--check-orderings", "one of --check-locality, "
+                                 "--check-orderings and --check-answers")])
     versions = catalog.versions() if args.all_versions else [catalog.resolve(args.rules)]
+    if args.check_answers:
+        return _check_answers(args, versions, changes)
     invariants = []
     for path in args.invariant:
         data = read_input(path, where="--invariant", what="invariant file")
@@ -142,3 +145,18 @@ def cmd_verify(args: argparse.Namespace, changes: tuple[str, ...]) -> int:
     else:
         print(verdicts_text(verdicts, table=args.all_versions))
     return 0 if all(v.holds for v in verdicts) else 1
+
+
+def _check_answers(args: argparse.Namespace, versions: Sequence[catalog.Version],
+                   changes: tuple[str, ...]) -> int:
+    from .answers import check_answers
+
+    bounds = _bounds(args, VERIFY_BOUNDS)
+    found = [check_answers(bounds, version, changes) for version in versions]
+    if args.format == "json":
+        print(json.dumps({"bounds": bounds.to_dict(), "proposal": bool(changes),
+                          "check": "answers", "versions": [a.to_dict() for a in found]},
+                         indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(a.text() for a in found))
+    return 0 if all(a.holds for a in found) else 1

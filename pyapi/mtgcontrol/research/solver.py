@@ -131,6 +131,16 @@ class SearchProgram:
         """Equal programs have equal keys (a worker keeps one grounding per key)."""
         return hashlib.sha256(repr(self).encode("utf-8")).hexdigest()[:24]
 
+    def constants(self) -> list[str]:
+        """The generator's constants for these bounds and switches (clingo options)."""
+        bounds = self.bounds
+        return [f"-c np={bounds.players}", f"-c no={bounds.objects}",
+                f"-c ne={bounds.effects}", f"-c nd={bounds.details}", "-c exact=0",
+                f"-c late={int(self.late)}", f"-c connected={int(self.connected)}",
+                f"-c orderings={int(self.orderings)}",
+                *([] if self.search_details is None
+                  else [f"-c search_details={self.search_details}"])]
+
     def text(self) -> str:
         versions = sorted({catalog.resolve(v) for _, v in self.slots}, key=lambda v: v.name)
         slot_facts = "\n".join(f"slot({s},{catalog.resolve(v).const})." for s, v in self.slots)
@@ -228,13 +238,7 @@ class Search:
         self.ctl = clingo.Control(
             ["--warn=none", *configuration, *parallel,
              f"--opt-mode={'opt' if program.fewest_players else 'ignore'}",
-             f"-c np={bounds.players}",
-             f"-c no={bounds.objects}", f"-c ne={bounds.effects}",
-             f"-c nd={bounds.details}", "-c exact=0",
-             *([] if program.search_details is None
-               else [f"-c search_details={program.search_details}"]),
-             f"-c late={int(program.late)}", f"-c connected={int(program.connected)}",
-             f"-c orderings={int(program.orderings)}", *options],
+             *program.constants(), *options],
             logger=lambda _code, text: self.messages.append(text))
         try:
             self.ctl.add("base", [], program.text())
