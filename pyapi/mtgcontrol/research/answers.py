@@ -23,10 +23,8 @@ from typing import Any
 import clingo
 
 from .. import catalog
-from ..engine.interrupts import ground
-from ..engine.solve import NoRuling
 from .gen import Bounds
-from .solver import SearchProgram, search_file
+from .solver import SearchProgram, enumerating, search_file
 from .space import generator_text, model_to_doc
 
 
@@ -82,22 +80,8 @@ def check_answers(bounds: Bounds, version: catalog.Version,
     return Answers(version.name, generated, answered, witness, time.process_time() - start)
 
 
-def _control(program: SearchProgram, text: str) -> clingo.Control:
-    messages: list[str] = []
-    ctl = clingo.Control(["0", "--project", "--opt-mode=ignore", "--warn=none",
-                          *program.constants()],
-                         logger=lambda _code, message: messages.append(message))
-    try:
-        ctl.add("base", [], text)
-        ground(ctl, [("base", [])])  # served by a signal at once
-    except RuntimeError:
-        raise NoRuling("the answers check could not be grounded (a proposal file's "
-                       "error?): " + " ".join(m.strip() for m in messages)) from None
-    return ctl
-
-
 def _count(program: SearchProgram, text: str) -> int:
-    ctl = _control(program, text)
+    ctl = enumerating(program, text)
     with ctl.solve(async_=True) as handle:
         while not handle.wait(0.1):  # in slices: Python's signal handlers run meanwhile
             pass
@@ -105,7 +89,7 @@ def _count(program: SearchProgram, text: str) -> int:
 
 
 def _models(program: SearchProgram, text: str) -> Iterator[list[clingo.Symbol]]:
-    ctl = _control(program, text)
+    ctl = enumerating(program, text)
     with ctl.solve(yield_=True) as handle:
         for model in handle:
             yield model.symbols(shown=True)

@@ -215,6 +215,22 @@ def _wait(handle: clingo.SolveHandle, budget: Budget | None) -> bool:
     return True
 
 
+def enumerating(program: SearchProgram, text: str) -> clingo.Control:
+    """``text`` (``program``'s, or its generator's part) grounded to enumerate every
+    model, projected onto the shown atoms, optimisation ignored (research/answers.py)."""
+    messages: list[str] = []
+    ctl = clingo.Control(["0", "--project", "--opt-mode=ignore", "--warn=none",
+                          *program.constants()],
+                         logger=lambda _code, message: messages.append(message))
+    try:
+        ctl.add("base", [], text)
+        ground(ctl, [("base", [])])  # served by a signal at once
+    except RuntimeError:
+        raise NoRuling("the program could not be grounded (a proposal file's error?): "
+                       + " ".join(m.strip() for m in messages)) from None
+    return ctl
+
+
 class Search:
     """One grounding of a `SearchProgram`; solved for exactly k objects + effects."""
 
