@@ -310,13 +310,13 @@ def test_the_time_limit_counts_cpu_time_not_a_loaded_machine(tmp_path: Path) -> 
     source.write_text(jsonl(docs))
     target = tmp_path / "out.jsonl"
     process = subprocess.Popen([*CLI, "batch", str(source), "-o", str(target), "--change",
-                                str(SLOW), "--batch-size", "2", "--timeout", "15"],
+                                str(SLOW), "--batch-size", "2", "--timeout", "6"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_lines(target, 6, process)  # the worker is now on lines 7-8 (seconds)
         (worker,) = workers(process.pid)
         os.kill(worker, signal.SIGSTOP)
-        time.sleep(20)
+        time.sleep(9)  # 1.5 times the time limit, off the CPU
         with contextlib.suppress(ProcessLookupError):  # killed for the time limit: wrong
             os.kill(worker, signal.SIGCONT)
         _, err = process.communicate(timeout=PATIENCE)

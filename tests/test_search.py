@@ -170,7 +170,7 @@ def test_a_time_limit_stops_impact_with_the_kinds_found_so_far() -> None:
     # A limit that is not reached changes nothing but the report's timings.
     def kinds(*limit: str) -> dict[str, object]:
         code, out = run_cli("impact", "--exhaustive", "--from", "2017-04-28", "--to",
-                            "2020-11-20", "--players", "2", "--objects", "1", "--effects", "1",
+                            "2020-11-20", "--players", "2", "--objects", "2", "--effects", "0",
                             *limit, "--quiet", "--format", "json")
         report = json.loads(out)
         assert code == 0 and report["complete"] is True

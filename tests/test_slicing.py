@@ -128,7 +128,7 @@ def shown(lens: Lens) -> Lens:
 
 
 def test_explain_lens_sliced_as_whole() -> None:
-    items = scenario_items("examples") + scenario_items()[::12]
+    items = scenario_items("examples") + scenario_items()[::24]
     whole = Engine(slicing=False, fast=False)
     alone = Engine(slicing=True, fast=False)
     lens = shown(EXPLAIN)
