@@ -24,7 +24,7 @@ import clingo
 
 from .. import catalog
 from .gen import Bounds
-from .solver import SearchProgram, enumerating, search_file
+from .solver import SearchProgram, count_models, enumerating, search_file
 from .space import generator_text, model_to_doc
 
 
@@ -70,22 +70,15 @@ def check_answers(bounds: Bounds, version: catalog.Version,
                             connected=False, orderings=False, fewest_players=False)
     sizes = search_file("sizes.lp")
     generator = "\n".join((generator_text(), sizes))
-    generated = _count(program, generator)
-    answered = _count(program, program.text())
+    text = program.text()
+    generated = count_models(program, generator)
+    answered = count_models(program, text)
     witness = None
     if answered != generated:
-        seen = {frozenset(m) for m in _models(program, program.text())}
+        seen = {frozenset(m) for m in _models(program, text)}
         witness = next(model_to_doc(m) for m in _models(program, generator)
                        if frozenset(m) not in seen)
     return Answers(version.name, generated, answered, witness, time.process_time() - start)
-
-
-def _count(program: SearchProgram, text: str) -> int:
-    ctl = enumerating(program, text)
-    with ctl.solve(async_=True) as handle:
-        while not handle.wait(0.1):  # in slices: Python's signal handlers run meanwhile
-            pass
-    return int(ctl.statistics["summary"]["models"]["enumerated"])
 
 
 def _models(program: SearchProgram, text: str) -> Iterator[list[clingo.Symbol]]:

@@ -231,6 +231,14 @@ def enumerating(program: SearchProgram, text: str) -> clingo.Control:
     return ctl
 
 
+def count_models(program: SearchProgram, text: str) -> int:
+    """How many models `enumerating` finds for ``text`` (projected)."""
+    ctl = enumerating(program, text)
+    with ctl.solve(async_=True) as handle:
+        _wait(handle, None)
+    return int(ctl.statistics["summary"]["models"]["enumerated"])
+
+
 class Search:
     """One grounding of a `SearchProgram`; solved for exactly k objects + effects."""
 
