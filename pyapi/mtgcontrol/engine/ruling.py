@@ -90,9 +90,6 @@ VIA: dict[str, tuple[str, str, str]] = {
 
 MESSAGES: dict[str, str] = {
     "same_timestamp": "effects {x} and {y} have the same timestamp on the same object",
-    "same_timestamp_sources": "effects {x} and {y} have the same timestamp, name no player "
-                              "and each takes the source of the other (or of another such "
-                              "effect): one resolution makes one timestamp",
     "no_player": "effect {x} names no player and the controller of its source {y} "
                  "at its timestamp cannot be derived",
     "no_controller": "{x} is in the game but no controller can be derived "
