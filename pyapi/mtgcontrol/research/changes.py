@@ -58,7 +58,7 @@ CHANGES = (
            "bf_card stolen as a spell + its resolution effect"),
     Change("B3", W2, "exile when the last control effect ends: default controller instead of "
            "the player it entered under (800.4c)", "from", "800.4c@2017-04-28",
-           "resolution effect ending after its player left", ("800.4c",)),
+           "stolen spell + steal back ending after the thief left (size 4)", ("800.4c", "110.2b")),
     Change("B4", W2, "simultaneous timestamps in APNAP order, no longer the active player's "
            "choice (613.7k; 613.6j before)", "from", "613.6j",
            "aura + resolution effect with the Aura's timestamp", ("613.7k",)),
