@@ -26,7 +26,7 @@ from . import witnesses
 from .gen import Bounds, generator_text
 from .reports import ImpactReport
 from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
-from .views import Sides, compare, judge_one, judge_pairs
+from .views import Sides, compare, judge_pairs, judge_switched_off
 from .workers import Failure, Groundings, run_one, runner
 
 
@@ -238,8 +238,10 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
     named: dict[int, tuple[set[str], set[str]]] = {}
     for index, (version, groups, extra) in enumerate(((v1, sides.only_from, ()),
                                                       (v2, sides.only_to, tuple(changes)))):
+        # Every group of a side switched off in turn, over one grounding.
+        switched = judge_switched_off(docs, version, sorted(groups), extra) if groups else {}
         for group in sorted(groups):
-            changed, _ = judge_one(docs, version, (*extra, f'off("{group}").'))
+            changed = switched[group]
             for i, found in enumerate(diffs):
                 view, other = pairs[i][index], pairs[i][1 - index]
                 for diff in found:
