@@ -4,8 +4,9 @@ sides within bounds, each with a minimal witness.
 Both sides are one program (solver.py): the same generated snapshot in slot 0
 (``--from``) and slot 1 (``--to``, with the proposals, which apply to that slot
 only: engine/proposals.py), and the goal "some fact differs and is of no kind
-found yet" (search/differ.lp).  After each witness its kinds are excluded and the
-search goes on from the same size.  The search runs as one task on a worker
+found yet" (search/differ.lp).  Size by size, cell by cell (each grounded with its
+own bounds) and cube by cube, one solve per cube enumerates witnesses: each one's
+kinds are excluded from the rest of the solve (clauses) and from later cubes (rules).  The search runs as one task on a worker
 (workers.py), stopped by its CPU budget (``--time-limit``); the witnesses are then
 judged by the corpus engine in this process, which makes the report.
 """
