@@ -48,6 +48,13 @@ def hand_run(facts: Path) -> list[tuple[str, tuple[object, ...]]]:
     return sorted((name, args[1:]) for name, args in map(parse_atom, models[0]["Value"]))
 
 
+def test_the_documented_hand_run_names_the_engines_files_in_order() -> None:
+    text = (ROOT / "docs/predicates.md").read_text(encoding="utf-8")
+    block = text.split("## Running clingo by hand", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    named = re.findall(r"encodings/([\w/]+)\.lp", block)
+    assert named == [*ENCODINGS, RULING_SHOW]
+
+
 @pytest.mark.parametrize("source", [
     "examples/01-mind-control.json", "examples/04-four-player-leave.json",
     "examples/06-simultaneous-auras-2017.json",

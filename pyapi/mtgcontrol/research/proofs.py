@@ -590,6 +590,9 @@ def finish(tracks: list[_Track], settings: Settings, work: Runner | None = None)
                 work = runner(min(1, settings.workers), settings.dask)
             solved: Any = Failure("no cube of that size is left unrefuted")
             for task in _counterexample_tasks(track, track.found, settings):
+                # The read shares the limit: out of time, the best model so far is
+                # the counterexample (of that size, perhaps not the fewest players).
+                task.budget = settings.limit
                 solved = run_one(work, task)
                 if isinstance(solved, Failure):
                     break
