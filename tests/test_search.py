@@ -441,6 +441,20 @@ def test_a_cell_grounded_with_its_own_details_makes_the_same_snapshots(
         assert _count(exact, cell) < whole
 
 
+@pytest.mark.parametrize("cell", [(1, 1), (2, 0), (1, 2)])
+def test_an_impact_cell_grounded_with_its_own_bounds_makes_the_same_snapshots(
+        cell: tuple[int, int]) -> None:
+    # impact grounds each cell (objects, effects) with its own bounds (a smaller time
+    # domain), with late entries: the same snapshots as its bounds' grounding (2 / 2 / 2)
+    # holds with exactly that many objects and effects.
+    objects, effects = cell
+    exact = generator_text() + (f"\n:- not n_objects({objects}).\n"
+                                f":- not n_effects({effects}).")
+    options = ("-c exact=0", "-c late=1")
+    whole = _count(exact, (2, 2, 2), *options)
+    assert whole > 0 and _count(exact, (2, objects, effects), *options) == whole
+
+
 def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> None:
     # Four events for two objects: put on the stack at 1, entered at 2, a delayed
     # trigger created through the copy's static ability at 3, a player left at 4.

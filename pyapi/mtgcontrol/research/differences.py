@@ -6,9 +6,10 @@ Both sides are one program (solver.py): the same generated snapshot in slot 0
 only: engine/proposals.py), and the goal "some fact differs and is of no kind
 found yet" (search/differ.lp).  Size by size, cell by cell (each grounded with its
 own bounds) and cube by cube, one solve per cube enumerates witnesses: each one's
-kinds are excluded from the rest of the solve (clauses) and from later cubes (rules).  The search runs as one task on a worker
-(workers.py), stopped by its CPU budget (``--time-limit``); the witnesses are then
-judged by the corpus engine in this process, which makes the report.
+kinds are excluded from the rest of the solve (clauses) and from later cubes (rules).
+The search runs as one task on a worker (workers.py), stopped by its CPU budget
+(``--time-limit``); the witnesses are then judged by the corpus engine in this
+process, which makes the report.
 """
 
 from __future__ import annotations
