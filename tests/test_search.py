@@ -373,6 +373,32 @@ def test_a_face_up_difference_is_filed_under_the_face_up_rule() -> None:
     assert (names.name(diff.before), names.name(diff.after)) == ("p2", "p1")
 
 
+def test_groups_switched_off_in_one_grounding_judge_as_proposals_apart() -> None:
+    """attribute switches each one-sided group off in turn over one grounding (an
+    external per group): group by group, the views a proposal ``off("G").`` gives,
+    judged apart -- and the switch does something (a view changes)."""
+    from mtgcontrol.research.views import judge_one, judge_switched_off
+
+    token = {"players": ["p1", {"id": "p2", "left_at": 3}], "now": 4, "objects": [
+        {"id": "t", "kind": "token", "zone": "battlefield", "types": ["creature"],
+         "created": {"at": 1, "by": "p1"}, "entered": {"at": 1, "under": "p2"}},
+        {"id": "c", "kind": "card", "zone": "battlefield", "types": ["creature"],
+         "start": {"zone": "library", "player": "p1"}, "entered": {"at": 2, "under": "p1"}}],
+        "effects": [{"id": "e1", "kind": "control", "origin": "resolution", "source": "c",
+                     "player": "p2", "objects": ["c"], "timestamp": 2}]}
+    docs = [token, {**token, "players": ["p1", "p2"], "now": 3}]
+    groups = ["111.2", "110.2b", "800.4c", "613.1b"]
+    switched = judge_switched_off(docs, V2026, groups)
+    plain, _ = judge_one(docs, V2026)
+    changed = 0
+    for group in groups:
+        apart, _ = judge_one(docs, V2026, (f'off("{group}").',))
+        assert [(v.facts, v.cite) for v in switched[group]] == \
+            [(v.facts, v.cite) for v in apart], group
+        changed += [v.facts for v in apart] != [v.facts for v in plain]
+    assert changed >= 2
+
+
 # ---------------------------------------------------------------------------------
 # The generator's time domain
 
@@ -415,6 +441,20 @@ def test_a_cell_grounded_with_its_own_details_makes_the_same_snapshots(
     assert _count(exact, cell, "-c search_details=2") == whole
     if details == 0 and effects:
         assert _count(exact, cell) < whole
+
+
+@pytest.mark.parametrize("cell", [(1, 1), (2, 0), (1, 2)])
+def test_an_impact_cell_grounded_with_its_own_bounds_makes_the_same_snapshots(
+        cell: tuple[int, int]) -> None:
+    # impact grounds each cell (objects, effects) with its own bounds (a smaller time
+    # domain), with late entries: the same snapshots as its bounds' grounding (2 / 2 / 2)
+    # holds with exactly that many objects and effects.
+    objects, effects = cell
+    exact = generator_text() + (f"\n:- not n_objects({objects}).\n"
+                                f":- not n_effects({effects}).")
+    options = ("-c exact=0", "-c late=1")
+    whole = _count(exact, (2, 2, 2), *options)
+    assert whole > 0 and _count(exact, (2, objects, effects), *options) == whole
 
 
 def test_a_copy_that_entered_then_a_trigger_then_a_leaving_is_generated() -> None:

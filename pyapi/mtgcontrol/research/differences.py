@@ -4,10 +4,12 @@ sides within bounds, each with a minimal witness.
 Both sides are one program (solver.py): the same generated snapshot in slot 0
 (``--from``) and slot 1 (``--to``, with the proposals, which apply to that slot
 only: engine/proposals.py), and the goal "some fact differs and is of no kind
-found yet" (search/differ.lp).  After each witness its kinds are excluded and the
-search goes on from the same size.  The search runs as one task on a worker
-(workers.py), stopped by its CPU budget (``--time-limit``); the witnesses are then
-judged by the corpus engine in this process, which makes the report.
+found yet" (search/differ.lp).  Size by size, cell by cell (each grounded with its
+own bounds) and cube by cube, one solve per cube enumerates witnesses: each one's
+kinds are excluded from the rest of the solve (clauses) and from later cubes (rules).
+The search runs as one task on a worker (workers.py), stopped by its CPU budget
+(``--time-limit``); the witnesses are then judged by the corpus engine in this
+process, which makes the report.
 """
 
 from __future__ import annotations
@@ -25,8 +27,20 @@ from ..engine.facts import Names
 from . import witnesses
 from .gen import Bounds, generator_text
 from .reports import ImpactReport
-from .solver import Budget, Cube, Found, Search, SearchProgram, Stopped, cells, cubes, search_file
-from .views import Sides, compare, judge_one, judge_pairs
+from .solver import (
+    Budget,
+    Cube,
+    Found,
+    Search,
+    SearchProgram,
+    Stopped,
+    cell_bounds,
+    cells,
+    cubes,
+    found_of,
+    search_file,
+)
+from .views import Sides, compare, judge_pairs, judge_switched_off
 from .workers import Failure, Groundings, run_one, runner
 
 
@@ -52,6 +66,54 @@ class FoundKind:
             f"xmis({i},K) :- pick(K), kg(1,K,G), not xb({i},G).",
             f"xmis({i},K) :- pick(K), xb({i},G), not kg(1,K,G).",
             f":- pick(K), label(K,{self.label}), {value}, not xmis({i},K)."])
+
+
+class KindClauses:
+    """Kinds found as clauses over one grounding's literals, for the models still to
+    come in a solve (`Search.enumerate`): for each key K a kind can be picked for,
+    "not (pick(K), its label, vdiff(K) as the kind's, and exactly the kind's groups
+    cited on each side)" -- the constraint `FoundKind.exclusion` grounds, as a clause."""
+
+    def __init__(self, search: Search) -> None:
+        lits = search.literals((("pick", 1), ("label", 2), ("vdiff", 1), ("kg", 3)))
+        self.picks: dict[clingo.Symbol, int | bool] = {}
+        self.labels: dict[clingo.Symbol, dict[str, int | bool]] = {}
+        self.vdiff: dict[clingo.Symbol, int | bool] = {}
+        self.groups: dict[tuple[int, clingo.Symbol], dict[str, int | bool]] = {}
+        for atom, lit in lits.items():
+            args = atom.arguments
+            if atom.name == "pick":
+                self.picks[args[0]] = lit
+            elif atom.name == "label":
+                self.labels.setdefault(args[0], {})[str(args[1])] = lit
+            elif atom.name == "vdiff":
+                self.vdiff[args[0]] = lit
+            else:
+                self.groups.setdefault((args[0].number, args[1]), {})[str(args[2])] = lit
+
+    def clauses(self, kind: FoundKind) -> list[list[int]]:
+        out = []
+        for key, pick in self.picks.items():
+            # The kind's match as (literal, value) pairs; a clause says one fails.
+            wanted: list[tuple[int | bool | None, bool]] = [
+                (pick, True), (self.labels.get(key, {}).get(kind.label), True),
+                (self.vdiff.get(key), kind.meaning)]
+            for side, groups in ((0, kind.from_groups), (1, kind.to_groups)):
+                cited = self.groups.get((side, key), {})
+                wanted += [(cited.get(g), True) for g in groups]
+                wanted += [(lit, False) for g, lit in cited.items() if g not in groups]
+            clause: list[int] | None = []
+            for lit, value in wanted:
+                if lit is None or lit is True:  # not in the program (false), or a fact
+                    if (lit is True) != value:
+                        clause = None  # this key can never show the kind
+                        break
+                    continue
+                assert isinstance(lit, int) and clause is not None
+                clause.append(-lit if value else lit)
+            if clause is not None:
+                out.append(clause)
+        return out
 
 
 def model_kinds(atoms: Iterable[clingo.Symbol]) -> set[FoundKind]:
@@ -94,26 +156,31 @@ class ImpactTask:
     budget: float | None = None
     label: str = ""
     quiet: bool = True
+    _clauses: tuple[Search, KindClauses] | None = field(default=None, init=False,
+                                                        repr=False, compare=False)
 
     def run(self, groundings: Groundings, budget: Budget) -> Witnesses:
-        # Kinds found are added to the program as constraints: a grounding of its own,
-        # not one a worker keeps for other tasks.
+        # Kinds found are added to the programs as constraints: groundings of its own,
+        # not ones a worker keeps for other tasks.
         del groundings
-        search = self.program.ground()
         bounds = self.program.bounds
+        generator = self.program.generator or generator_text()
+        unit = "snapshots" if self.program.connected else "cones"
         out = Witnesses()
-        excluded: set[FoundKind] = set()
+        excluded: dict[FoundKind, int] = {}  # each kind found, numbered in order
         for size in range(1, bounds.max_size + 1):
             if not self.quiet:
                 _progress(f"{self.label}{len(excluded)} kind(s) found: searching "
-                          f"{search.unit} with {size} object(s) + effect(s) (up to "
+                          f"{unit} with {size} object(s) + effect(s) (up to "
                           f"{bounds.players} players)")
             # Sizes in turn (each kind's first witness is a smallest one); within a size,
             # cell by cell and cube by cube (the kinds of the effects), each searched
-            # until it has no witness of a kind not found yet.
+            # until it has no witness of a kind not found yet.  Each cell is grounded
+            # with its own bounds, as verify's cells are (solver.cell_bounds: its own
+            # time domain, the same snapshots), the kinds found so far excluded.
             for objects, effects in cells(bounds, size):
-                for cube in cubes(self.program.generator or generator_text(), effects,
-                                  bounds.effects, objects):
+                search = self._cell(objects, effects, size - objects - effects, excluded)
+                for cube in cubes(generator, effects, effects, objects):
                     if not self._exhaust(search, size, cube, budget, excluded, out):
                         out.exhausted_upto = size - 1
                         out.cpu = budget.spent()
@@ -124,28 +191,52 @@ class ImpactTask:
     def stopped(self, cpu: float) -> Witnesses:
         return Witnesses(exhausted_upto=0, cpu=cpu)
 
+    def _cell(self, objects: int, effects: int, details: int,
+              excluded: dict[FoundKind, int]) -> Search:
+        """One cell's grounding, the kinds found so far excluded."""
+        bounds = self.program.bounds
+        program = replace(self.program, bounds=cell_bounds(bounds, objects, effects, details),
+                          search_details=bounds.details)
+        search = program.ground()
+        if excluded:
+            search.add("\n".join(k.exclusion(i) for k, i in excluded.items()))
+        return search
+
     def _exhaust(self, search: Search, size: int, cube: Cube, budget: Budget,
-                 excluded: set[FoundKind], out: Witnesses) -> bool:
-        """Every new kind with a witness in ``cube``; False when the budget ran out."""
+                 excluded: dict[FoundKind, int], out: Witnesses) -> bool:
+        """Every new kind with a witness in ``cube``; False when the budget ran out.
+        One solve enumerates the witnesses: each one's kinds are excluded from the rest
+        of that solve as clauses (`KindClauses`), then from later solves as rules."""
         assumptions = [(clingo.parse_term(atom), value) for atom, value in cube]
-        while True:
-            step = time.process_time()
-            solved = search.solve(size, assumptions, budget, model=True)
-            if solved.sat is None:
-                return False
-            found = solved.found
-            if found is None:
-                return True
-            new = model_kinds(found.atoms) - excluded
+        if self._clauses is None or self._clauses[0] is not search:
+            self._clauses = (search, KindClauses(search))
+        index = self._clauses[1]
+        new_here: list[FoundKind] = []
+        step = [time.process_time()]
+
+        def on_model(atoms: list[clingo.Symbol]) -> list[list[int]]:
+            found = found_of(size, atoms)
+            new = model_kinds(found.atoms) - excluded.keys()
             if not new:
                 raise RuntimeError("impact search: a witness showed no new kind "
                                    "(search/differ.lp and the exclusion disagree)")
+            clauses = []
             for kind in sorted(new, key=str):
-                search.add(kind.exclusion(len(excluded)))
-                excluded.add(kind)
+                excluded[kind] = len(excluded)
+                new_here.append(kind)
+                clauses += index.clauses(kind)
             out.found.append((found.size, found.doc, [str(a) for a in found.atoms]))
+            now = time.process_time()
             out.per_size.append({"size": found.size, "new_kinds": len(new),
-                                 "cpu_seconds": round(time.process_time() - step, 2)})
+                                 "cpu_seconds": round(now - step[0], 2)})
+            step[0] = now
+            return clauses
+
+        done = search.enumerate(size, assumptions, budget, on_model)
+        if new_here:
+            search.add("\n".join(k.exclusion(excluded[k]) for k in new_here))
+            self._clauses = None  # the grounding grew: its literals are read again
+        return done
 
 
 def _progress(message: str) -> None:
@@ -238,8 +329,10 @@ def attribute(docs: Sequence[dict[str, object]], diffs: Sequence[list[Any]],
     named: dict[int, tuple[set[str], set[str]]] = {}
     for index, (version, groups, extra) in enumerate(((v1, sides.only_from, ()),
                                                       (v2, sides.only_to, tuple(changes)))):
+        # Every group of a side switched off in turn, over one grounding.
+        switched = judge_switched_off(docs, version, sorted(groups), extra) if groups else {}
         for group in sorted(groups):
-            changed, _ = judge_one(docs, version, (*extra, f'off("{group}").'))
+            changed = switched[group]
             for i, found in enumerate(diffs):
                 view, other = pairs[i][index], pairs[i][1 - index]
                 for diff in found:

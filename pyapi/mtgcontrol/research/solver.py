@@ -335,6 +335,43 @@ class Search:
             out.found = found_of(size, best)
         return out
 
+    def literals(self, signatures: Iterable[tuple[str, int]]
+                 ) -> dict[clingo.Symbol, int | bool]:
+        """The program literal of each ground atom of ``signatures`` (True: a fact)."""
+        return {a.symbol: True if a.is_fact else a.literal
+                for name, arity in signatures
+                for a in self.ctl.symbolic_atoms.by_signature(name, arity)}
+
+    def enumerate(self, size: int, cube: Sequence[tuple[clingo.Symbol, bool]],
+                  budget: Budget | None,
+                  on_model: Callable[[list[clingo.Symbol]], list[list[int]]]) -> bool:
+        """Every model of exactly ``size`` objects + effects under ``cube``, in the
+        solver's order, in one solve: each model's shown atoms go to ``on_model``,
+        which returns clauses (lists of program literals) that every later model of
+        this solve must satisfy.  False when the budget ran out first."""
+        if any(value and not self.has(atom) for atom, value in cube):
+            return True
+        self._caps(size, exact=True)
+        assumptions = [(atom, value) for atom, value in cube if self.has(atom)]
+
+        def handler(model: clingo.Model) -> bool:
+            for clause in on_model(list(model.symbols(shown=True))):
+                model.context.add_clause(clause)
+            return True
+
+        solve = self.ctl.configuration.solve
+        models = solve.models  # type: ignore[union-attr]
+        solve.models = 0  # type: ignore[union-attr]
+        try:
+            with self.ctl.solve(assumptions=assumptions, on_model=handler,
+                                async_=True) as handle:
+                if not _wait(handle, budget):
+                    return False
+                handle.get()
+        finally:
+            solve.models = models  # type: ignore[union-attr]
+        return True
+
     def solve_goals(self, size: int, goals: Sequence[int], count: int,
                     cube: Sequence[tuple[clingo.Symbol, bool]] = (),
                     budget: Budget | None = None) -> Solved:

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import clingo
+
 from .. import catalog
 from ..engine.engine import Engine, Frame, Lens
 from ..engine.facts import Names
 from ..engine.ruling import FATES, OBJECT_ARGS
-from ..engine.solve import Atom
+from ..engine.solve import Atom, NoRuling, atoms_by_snapshot, shown_texts
 
 VALUE_FACTS = ("owner", "controller", "default_controller", "you")
 # Facts about an ability, the game and players, and histories: every field of a ruling
@@ -168,6 +170,44 @@ def judge_one(docs: Sequence[dict[str, Any]], version: catalog.Version,
     names = Names()
     return research_engine(tuple(changes)).judge(_frames(docs, (version,), names),
                                                  RESEARCH), names
+
+
+def judge_switched_off(docs: Sequence[dict[str, Any]], version: catalog.Version,
+                       groups: Sequence[str], changes: Sequence[str] = ()
+                       ) -> dict[str, list[View]]:
+    """Judge valid snapshots under one version (with ``changes``) once per group of
+    ``groups`` switched off (``off(G)``, as a proposal would), each group alone: one
+    grounding, the switch an external per group (``xoff/1``), one solve per group --
+    the views ``judge_one(docs, version, (*changes, 'off("G").'))`` gives."""
+    switches = [clingo.Function("xoff", [clingo.String(g)]) for g in groups]
+    text = "\n".join(f"#external {s}." for s in switches) + "\noff(G) :- xoff(G)."
+
+    def collect(ctl: clingo.Control) -> dict[Any, list[Any]]:
+        out: dict[Any, list[Any]] = {}
+        previous = None
+        for switch in switches:
+            if previous is not None:
+                ctl.assign_external(previous, False)
+            ctl.assign_external(switch, True)
+            previous = switch
+            with ctl.solve(yield_=True) as handle:
+                model = next(iter(handle), None)
+                if model is None:
+                    raise NoRuling("the rules have no answer with a group switched off")
+                for key, atoms in atoms_by_snapshot(shown_texts(model)).items():
+                    out.setdefault(key, []).append((switch.arguments[0].string, atoms))
+        return out
+
+    def read(frame: Frame, found: list[tuple[str, list[Atom]]]) -> dict[str, View]:
+        atoms: dict[str, list[Atom]] = {g: [] for g in groups}
+        for group, part in found:  # the snapshot's atoms and its version's
+            atoms[group].extend(part)
+        return {g: read_view(frame, a) for g, a in atoms.items()}
+
+    lens = Lens("switched-off", show="research", raw=True, together=True, text=text,
+                collect=collect, read=read)
+    views = research_engine(tuple(changes)).judge(_frames(docs, (version,), Names()), lens)
+    return {g: [v[g] for v in views] for g in groups}
 
 
 # ---------------------------------------------------------------------------------
