@@ -39,6 +39,8 @@ from .solver import (
     cubes,
     found_of,
     search_file,
+    switch_off_external,
+    switch_off_text,
 )
 from .views import Sides, compare, judge_pairs, judge_switched_off
 from .workers import Failure, Groundings, run_one, runner
@@ -381,7 +383,7 @@ class ObservedTask:
         value = clingo.Function("xvalue")
         out: dict[str, Observed | None | str] = {}
         for group in self.groups:
-            switch = clingo.Function("xoff", [clingo.String(group)])
+            switch = switch_off_external(group)
             search.ctl.assign_external(switch, True)
             out[group] = None
             try:
@@ -408,9 +410,7 @@ def switch_off_each(bounds: Bounds, version: catalog.Version, groups: Sequence[s
     would find it (the same program); None where there is none within ``bounds``,
     "stopped" where ``limit`` (CPU seconds) ran out first.  With the search's CPU
     seconds."""
-    externals = "\n".join(f"#external xoff({clingo.String(g)})." for g in groups)
-    proposal = externals + "\n" + search_file("switch-off.lp")
-    program = impact_program(bounds, version, version, (proposal,))
+    program = impact_program(bounds, version, version, (switch_off_text(groups),))
     program = replace(program, goal=program.goal + "\n" + search_file("observable.lp"))
     task = ObservedTask(0, program, tuple(groups), limit)
     found, cpu = _run_alone(task, "observability search", workers)

@@ -48,6 +48,17 @@ def search_file(name: str) -> str:
         encoding="utf-8")
 
 
+def switch_off_text(groups: Iterable[str]) -> str:
+    """A proposal switching off each of ``groups`` whose external ``xoff(G)`` is true
+    (search/switch-off.lp), with one external per group."""
+    externals = "".join(f"#external {switch_off_external(g)}.\n" for g in groups)
+    return externals + search_file("switch-off.lp")
+
+
+def switch_off_external(group: str) -> clingo.Symbol:
+    return clingo.Function("xoff", [clingo.String(group)])
+
+
 def rules_text(versions: Sequence[catalog.Version], changes: Sequence[str] = ()) -> str:
     """The rule encodings of ``versions`` (and proposals) for a search program."""
     return Program(tuple(versions), tuple(changes)).text()

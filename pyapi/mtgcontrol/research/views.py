@@ -19,6 +19,7 @@ from ..engine.engine import Engine, Frame, Lens
 from ..engine.facts import Names
 from ..engine.ruling import FATES, OBJECT_ARGS
 from ..engine.solve import Atom, NoRuling, atoms_by_snapshot, shown_texts
+from .solver import switch_off_external, switch_off_text
 
 VALUE_FACTS = ("owner", "controller", "default_controller", "you")
 # Facts about an ability, the game and players, and histories: every field of a ruling
@@ -179,8 +180,8 @@ def judge_switched_off(docs: Sequence[dict[str, Any]], version: catalog.Version,
     ``groups`` switched off (``off(G)``, as a proposal would), each group alone: one
     grounding, the switch an external per group (``xoff/1``), one solve per group --
     the views ``judge_one(docs, version, (*changes, 'off("G").'))`` gives."""
-    switches = [clingo.Function("xoff", [clingo.String(g)]) for g in groups]
-    text = "\n".join(f"#external {s}." for s in switches) + "\noff(G) :- xoff(G)."
+    switches = [switch_off_external(g) for g in groups]
+    text = switch_off_text(groups)
 
     def collect(ctl: clingo.Control) -> dict[Any, list[Any]]:
         out: dict[Any, list[Any]] = {}
