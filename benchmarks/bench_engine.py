@@ -648,6 +648,9 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                                    "--dask", address, "--workers", str(args.workers)],
                                   stderr=subprocess.DEVNULL, env=env)
         last_report = start
+        # The rulings file grows to gigabytes: count its lines as they arrive rather
+        # than reading it whole every minute.
+        done, offset = 0, 0
         try:
             while client.poll() is None:
                 found: dict[int, tuple[int, int]] = {}
@@ -657,10 +660,13 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                             for pid, (_rss, ticks) in found.items())
                 peak = max(peak, sum(rss for rss, _ in found.values()))
                 peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
-                if time.perf_counter() - last_report >= 60:
+                if time.perf_counter() - last_report >= 60 and out.exists():
                     last_report = time.perf_counter()
                     with out.open("rb") as f:
-                        done = sum(1 for _ in f)
+                        f.seek(offset)
+                        while chunk := f.read(1 << 24):
+                            done += chunk.count(b"\n")
+                            offset += len(chunk)
                     print(f"{done} lines in {last_report - start:.0f} s "
                           f"({done / (last_report - start):.1f}/s; load "
                           f"{os.getloadavg()[0]:.1f}); peak RSS {peak / 2**20:.0f} MB, "
