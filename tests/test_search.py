@@ -55,6 +55,14 @@ def test_an_invariant_that_holds() -> None:
         ", so every snapshot whose cones are within that")
 
 
+def test_a_token_that_ceased_to_exist_as_it_phased_out_is_no_permanent() -> None:
+    """2012/2017 (110.5f): a phased-out token ceases to exist; a snapshot may still list
+    it, phased in again later, without a controller.  That is no permanent left without
+    one: one-controller holds with one phasing detail (it failed at size 2)."""
+    verdict = verify_one(Bounds(2, 1, 0, details=1, size=2), V2017, INVARIANTS["one-controller"])
+    assert verdict.holds, verdict.counterexample
+
+
 def test_a_minimal_counterexample_that_adjudicate_reproduces(tmp_path: Path) -> None:
     # Before 2024 a may-cast copy of a card (112.2a) has no owner: size 1 is the minimum.
     verdict = verify_one(Bounds(2, 2, 1), V2020, INVARIANTS["one-owner"])
