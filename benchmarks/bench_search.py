@@ -138,9 +138,10 @@ def load() -> str:
 def impact_defaults() -> Bounds:
     """impact's default bounds, as the command line sets them."""
     from mtgcontrol.cli import build_parser
+    from mtgcontrol.research.commands import IMPACT_BOUNDS, _bounds
 
     args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
-    return Bounds(args.players, args.objects, args.effects)
+    return _bounds(args, IMPACT_BOUNDS)
 
 
 def verify_figures(args: argparse.Namespace, bounds: Bounds) -> bool:

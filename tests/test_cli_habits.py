@@ -252,7 +252,7 @@ def test_the_quick_subset_names_real_tests_and_leaves_the_slow_ones_out() -> Non
 def test_impact_and_verify_each_state_their_own_search_defaults(
         capsys: pytest.CaptureFixture[str]) -> None:
     """Each command declares its own arguments: impact's help names impact's default
-    bounds (docs/research.md: 2 players, 2 objects, 1 effect, no detail), verify's
+    bounds (docs/research.md: 2 players, 2 objects, 1 effect, 1 detail), verify's
     verify's, and neither names the other command."""
     from mtgcontrol.research.commands import IMPACT_BOUNDS, VERIFY_BOUNDS
 

@@ -24,9 +24,11 @@ from .reports import impact_text
 # Default bounds.  verify: two players, cones of up to three objects + effects +
 # details among at most two objects, two effects (two effects on one object:
 # layer 2) and one history detail -- about 20 s of CPU for the six (BENCHMARKS.md);
-# impact --exhaustive: 2 / 2 / 1 without details (about 25 s).
+# impact --exhaustive: cones of up to three objects + effects + details among two
+# objects, one effect and one history detail, as verify's (a token phasing out is a
+# detail: 110.5f -> 111.7), about 50 s.
 VERIFY_BOUNDS = Bounds(2, 2, 2, details=1, size=3)
-IMPACT_BOUNDS = Bounds(2, 2, 1)
+IMPACT_BOUNDS = Bounds(2, 2, 1, details=1, size=3)
 
 
 def _bounds(args: argparse.Namespace, default: Bounds) -> Bounds:

@@ -121,9 +121,10 @@ class ImpactReport:
                     f"with a witness among the {where} of up to {self.exhausted_upto} "
                     "objects + effects is above, larger ones may be missing (time limit)")
         b = self.bounds
+        details = (f", {b['details']} detail(s), size {b['size']}" if "details" in b else "")
         return (f"exhausted: {kinds}, every kind with a witness among the {where} within "
                 f"the bounds ({b['players']} players, {b['objects']} objects, "
-                f"{b['effects']} effects)")
+                f"{b['effects']} effects{details})")
 
     def to_dict(self) -> dict[str, Any]:
         v1, v2 = self.from_version, self.to_side()
