@@ -136,12 +136,10 @@ def load() -> str:
 
 
 def impact_defaults() -> Bounds:
-    """impact's default bounds, as the command line sets them."""
-    from mtgcontrol.cli import build_parser
-    from mtgcontrol.research.commands import IMPACT_BOUNDS, _bounds
+    """impact's default bounds (the command line's with no bound flag: tests/test_research.py)."""
+    from mtgcontrol.research.commands import IMPACT_BOUNDS
 
-    args = build_parser().parse_args(["impact", "--from", "2026-08-07", "--to", "2026-08-07"])
-    return _bounds(args, IMPACT_BOUNDS)
+    return IMPACT_BOUNDS
 
 
 def verify_figures(args: argparse.Namespace, bounds: Bounds) -> bool:
