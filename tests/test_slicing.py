@@ -360,9 +360,15 @@ MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
 
 @contextmanager
 def planted(name: str) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as m:
-        MUTANTS[name][0](m)
-        yield
+    # The analysis is cached per statement: read every statement again, planted bug
+    # and all, and forget those readings after.
+    sl.compile_statement.cache_clear()
+    try:
+        with pytest.MonkeyPatch.context() as m:
+            MUTANTS[name][0](m)
+            yield
+    finally:
+        sl.compile_statement.cache_clear()
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
