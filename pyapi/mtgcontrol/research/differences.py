@@ -167,13 +167,12 @@ class ImpactTask:
         del groundings
         bounds = self.program.bounds
         generator = self.program.generator or generator_text()
-        unit = "snapshots" if self.program.connected else "cones"
         out = Witnesses()
         excluded: dict[FoundKind, int] = {}  # each kind found, numbered in order
         for size in range(1, bounds.max_size + 1):
             if not self.quiet:
                 _progress(f"{self.label}{len(excluded)} kind(s) found: searching "
-                          f"{unit} with {size} object(s) + effect(s) (up to "
+                          f"{self.program.unit} with {size} object(s) + effect(s) (up to "
                           f"{bounds.players} players)")
             # Sizes in turn (each kind's first witness is a smallest one); within a size,
             # cell by cell and cube by cube (the kinds of the effects), each searched

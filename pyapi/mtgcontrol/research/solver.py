@@ -137,6 +137,11 @@ class SearchProgram:
     search_details: int | None = None
     """The details bound of the whole search when ``bounds`` are one cell's."""
 
+    @property
+    def unit(self) -> str:
+        """What one model is, as progress lines name it: a whole snapshot or a cone."""
+        return "snapshots" if self.connected else "cones"
+
     @cached_property
     def key(self) -> str:
         """Equal programs have equal keys (a worker keeps one grounding per key)."""
@@ -259,7 +264,6 @@ class Search:
         self.bounds = bounds
         self.max_size = bounds.max_size
         self.messages: list[str] = []
-        self.unit = "snapshots" if program.connected else "cones"
         # clasp's "trendy" configuration: 2.9x faster on the UNSAT proofs measured
         # (BENCHMARKS.md, verify one-controller at 3 / 3 / 2, size 4); it changes
         # how the solver searches, not what a model or a proof is.  With several
@@ -441,7 +445,7 @@ class Search:
     def _sizes(self, start: int, progress: Progress | None, label: str) -> Iterable[int]:
         for size in range(max(1, start), self.max_size + 1):
             if progress is not None:
-                progress(f"{label}searching {self.unit} with {size} object(s) + effect(s) "
+                progress(f"{label}searching {self.program.unit} with {size} object(s) + effect(s) "
                          f"(up to {self.bounds.players} players)")
             yield size
 
