@@ -1,7 +1,7 @@
 """Slicing (engine/slicing.py) on and off, alternated in one run: CPU per snapshot.
 
     python benchmarks/bench_slicing.py [--snapshots 100] [--rounds 2] [--seed 5]
-                                       [--realistic] [--batch N]
+                                       [--realistic] [--batch N] [--new-engines 5]
 
 Each round judges the same distinct snapshots (``make_corpus.py``: mixed 3-12-object
 ones, or with ``--realistic`` the 20-object ones) with two warm engines, one slicing
@@ -12,7 +12,11 @@ ground.  Figures: CPU milliseconds per snapshot (``time.process_time``), the rul
 given to clingo per grounding, and whether both engines' rulings are the same bytes
 (they must be: a difference is printed and the exit status is 1).  The throughput of
 ``serve`` and ``batch`` is ``bench_serve.py``'s, run with ``MTGCONTROL_SLICE=0`` and
-``=1`` (BENCHMARKS.md).
+``=1`` (BENCHMARKS.md).  Last, what a new engine costs (``serve`` and the research
+commands build one per proposal, the mutation tests one per mutant): ``--new-engines``
+engines, each with a proposal of its own, each judging one lone snapshot: CPU ms from
+its construction to its first ruling (the program parsed, its statements read for
+slicing, the ruling lens's slicer built, the grounding).
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--realistic", action="store_true")
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--new-engines", type=int, default=5)
     args = parser.parse_args(argv)
     bodies = corpus(args.snapshots, args.seed, args.realistic)
     items = [(json.loads(b), f"line {i + 1}") for i, b in enumerate(bodies)]
@@ -86,7 +91,22 @@ def main(argv: list[str] | None = None) -> int:
                   f"per snapshot, sliced {found['sliced'][0]:.1f} ms "
                   f"(x{found['whole'][0] / found['sliced'][0]:.2f}); same bytes: {equal}; "
                   f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    new_engines(items[0], args.new_engines)
     return 0 if same else 1
+
+
+def new_engines(item: tuple[dict[str, Any], str], n: int) -> None:
+    """CPU ms from a new engine (its own proposal: a fact no rule reads) to its first
+    ruling of one lone snapshot, for ``n`` engines in turn."""
+    spent = []
+    for i in range(n):
+        start = time.process_time()
+        engine = Engine((f"% a proposal of its own\nbenchmark_engine({i}).\n",), cache_size=0)
+        judge_batch([item], None, engine)
+        spent.append(1000 * (time.process_time() - start))
+    if spent:
+        print(f"{n} new engines, each with its own proposal, to a first lone ruling: "
+              f"{' '.join(f'{ms:.0f}' for ms in spent)} ms CPU", flush=True)
 
 
 if __name__ == "__main__":
