@@ -678,8 +678,13 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                 proc.terminate()
             for proc in (*workers, scheduler):
                 proc.wait()
+        if out.exists():  # the lines written (fewer where the client was stopped)
+            with out.open("rb") as f:
+                f.seek(offset)
+                while chunk := f.read(1 << 24):
+                    done += chunk.count(b"\n")
         print(f"cluster run (scheduler, {args.workers} workers, client as separate processes): "
-              f"{args.snapshots} snapshots in {wall:.0f} s ({args.snapshots / wall:.1f}/s), "
+              f"{done} of {args.snapshots} snapshots in {wall:.0f} s ({done / wall:.1f}/s), "
               f"CPU {sum(seen.values()):.0f} s, exit {client.returncode}; peak RSS of all its "
               f"processes {peak / 2**20:.0f} MB, PSS {peak_pss / 2**20:.0f} MB", flush=True)
         sample = Path(tmp) / "sample.jsonl"
