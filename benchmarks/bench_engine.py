@@ -609,6 +609,23 @@ CLUSTER_ENV = {"DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
                "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
 
 
+class GrowingLines:
+    """The lines of a file still being written, counted as they arrive: the rulings
+    file grows to gigabytes, so it is never read whole again."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.lines, self.offset = path, 0, 0
+
+    def count(self) -> int:
+        if self.path.exists():
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                while chunk := f.read(1 << 24):
+                    self.lines += chunk.count(b"\n")
+                    self.offset += len(chunk)
+        return self.lines
+
+
 def cmd_cluster(args: argparse.Namespace) -> None:
     """A run on a Dask cluster of separate processes, as a user's cluster is: one
     ``dask scheduler``, ``--workers`` times ``dask worker`` (a nanny and a worker each,
@@ -648,9 +665,7 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                                    "--dask", address, "--workers", str(args.workers)],
                                   stderr=subprocess.DEVNULL, env=env)
         last_report = start
-        # The rulings file grows to gigabytes: count its lines as they arrive rather
-        # than reading it whole every minute.
-        done, offset = 0, 0
+        written = GrowingLines(out)
         try:
             while client.poll() is None:
                 found: dict[int, tuple[int, int]] = {}
@@ -662,11 +677,7 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                 peak_pss = max(peak_pss, sum(_pss(pid) for pid in found))
                 if time.perf_counter() - last_report >= 60 and out.exists():
                     last_report = time.perf_counter()
-                    with out.open("rb") as f:
-                        f.seek(offset)
-                        while chunk := f.read(1 << 24):
-                            done += chunk.count(b"\n")
-                            offset += len(chunk)
+                    done = written.count()
                     print(f"{done} lines in {last_report - start:.0f} s "
                           f"({done / (last_report - start):.1f}/s; load "
                           f"{os.getloadavg()[0]:.1f}); peak RSS {peak / 2**20:.0f} MB, "
@@ -678,11 +689,7 @@ def cmd_cluster(args: argparse.Namespace) -> None:
                 proc.terminate()
             for proc in (*workers, scheduler):
                 proc.wait()
-        if out.exists():  # the lines written (fewer where the client was stopped)
-            with out.open("rb") as f:
-                f.seek(offset)
-                while chunk := f.read(1 << 24):
-                    done += chunk.count(b"\n")
+        done = written.count()  # fewer than the corpus's where the client was stopped
         print(f"cluster run (scheduler, {args.workers} workers, client as separate processes): "
               f"{done} of {args.snapshots} snapshots in {wall:.0f} s ({done / wall:.1f}/s), "
               f"CPU {sum(seen.values()):.0f} s, exit {client.returncode}; peak RSS of all its "
