@@ -5,8 +5,8 @@ validators and the default engine with its program parsed and read for slicing (
 rules' statements and the ruling lens's), so that a worker forked from the server
 judges its first line without that start-up.  A Dask worker judges each partition in
 a child forked from its warm self (``dask_runner._judge``): what is not warmed here,
-every partition pays again (the slicing analysis alone is ~0.4 s of CPU).  Nothing here is
-needed: should loading fail (a broken ``MTGCONTROL_CATALOG``, say), each worker
+every partition pays again (the slicing analysis alone is ~0.4 s of CPU).  Nothing
+here is needed: should loading fail (a broken ``MTGCONTROL_CATALOG``, say), each worker
 loads what it needs itself and reports the problem as it would have anyway.
 """
 
