@@ -5,6 +5,7 @@ or on other derivations, and those agree with the ruling."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,7 @@ from mtgcontrol.present.explain import (
     Derivation,
     Explained,
     _lookup,
+    _reader,
     explain,
     to_document,
 )
@@ -40,6 +42,18 @@ def explained_chunk(start: int) -> list[Explained]:
         [(doc, version_for(doc, None, name)) for name, doc in items], EXPLAIN)
     assert found[0] == explain(items[0][1]), f"{items[0][0]}: judged alone, another tree"
     return found
+
+
+def in_languages(doc: dict[str, Any]) -> list[tuple[str, Explained]]:
+    """``explain(doc, lang=...)`` in each language, from one grounding: only the reader
+    of the atoms differs (explain's ``lang`` is checked in test_lang.py, test_pages.py)."""
+    langs = ("en", "fr", "it")
+    readers = [_reader(lang) for lang in langs]
+    lens = replace(EXPLAIN, read=lambda frame, atoms: [read(frame, atoms) for read in readers])
+    (found,) = engine_for((), fast=False).judge([(doc, version_for(doc, None, "snapshot"))],
+                                                 lens)
+    assert [exp.lang.code for exp in found] == list(langs)
+    return list(zip(langs, found, strict=True))
 
 
 def explained(name: str) -> Explained:
@@ -276,8 +290,7 @@ def _losses(exp: Explained, oid: str) -> dict[str, list[tuple[str, list[str]]]]:
 def test_rules_fidelity_losses(rel: str, version: str | None, oid: str, effect: str, code: str,
                                path: str) -> None:
     """The reasons an effect loses, each with its code and snapshot facts."""
-    for lang in ("en", "fr", "it"):
-        exp = explain(_scenario(rel, version), lang=lang)
+    for _lang, exp in in_languages(_scenario(rel, version)):
         found = dict(_losses(exp, oid)[effect])
         assert path in found[code], found
         (loss,) = [x for c in exp.derivation(oid, "controller").candidates if c.effect == effect
@@ -302,8 +315,7 @@ def test_fidelity_four_reasons(rel: str, version: str | None, oid: str, fact: st
     """Phasing, "your" next turn, 2012's 800.4b and a loop with an outside effect: the
     reason is cited under the version's number, rests on its snapshot fact and reads
     in every language."""
-    for lang in ("en", "fr", "it"):
-        exp = explain(_scenario(rel, version), lang=lang)
+    for lang, exp in in_languages(_scenario(rel, version)):
         d = exp.derivation(oid, fact)
         reasons = [r for r in d.because if r.rule == rule]
         assert reasons, (lang, d.rules())
@@ -402,9 +414,8 @@ def test_loop_effect_waits_for_a_later_steal_once_the_first_is_applied(version: 
     """613.8b/613.8c: after the loop's first effect (e1) is applied, e2 is no
     longer in a loop and waits for carol's steal of its source; said in each language."""
     texts = set()
-    for lang in ("en", "fr", "it"):
-        exp = explain(_scenario("layer2/320-aura-loop-later-steal-breaks-loop.yaml", version),
-                      lang=lang)
+    for _lang, exp in in_languages(
+            _scenario("layer2/320-aura-loop-later-steal-breaks-loop.yaml", version)):
         assert exp.ruling.controller("o2") == "carol"
         (reason,) = [r for r in exp.derivation("o2", "controller").because
                      if r.kind == "loop_first_applied" and r.group == "613.8"]
@@ -417,9 +428,8 @@ def test_loop_effect_waits_for_a_later_steal_once_the_first_is_applied(version: 
 def test_tied_loop_agreeing_on_an_object_that_is_no_source() -> None:
     """613.8b with 613.7m: c is no effect's source; every order of the tied loop ends with
     bob controlling it, and the members whose player differs say so."""
-    for lang in ("en", "fr", "it"):
-        exp = explain(_scenario("layer2/325-tied-loop-agree-only-at-end-non-source.yaml"),
-                      lang=lang)
+    for _lang, exp in in_languages(
+            _scenario("layer2/325-tied-loop-agree-only-at-end-non-source.yaml")):
         assert exp.ruling.controller("c") == "bob"
         losses = _losses(exp, "c")
         assert [code for code, _ in losses["e0"]] == ["loop_agreed"]
