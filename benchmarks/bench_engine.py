@@ -9,6 +9,7 @@
     python benchmarks/bench_engine.py differential [--snapshots 100000] [--phasing | --crowded]
     python benchmarks/bench_engine.py run --snapshots 1000000 [--workers 2]
     python benchmarks/bench_engine.py floor [--snapshots 2048]
+    python benchmarks/bench_engine.py citations [--snapshots 256] [--rounds 5] [--top 12]
     python benchmarks/bench_engine.py dask  [--snapshots 2000] [--workers 2] [--rounds 2]
                                             [-- BATCH-OPTIONS]
     python benchmarks/bench_engine.py cluster [--snapshots 1000000] [--sample 100000]
@@ -22,6 +23,8 @@ end to end, JSON Lines in and out) and prints snapshots/s and the ratio.
 ``run`` is the long run (write the corpus, judge it, time and peak memory).
 ``floor`` prints what judging costs at the least, in CPU seconds of one process,
 against the per-snapshot budget the rate target leaves each worker.
+``citations`` grounds the ruling program with parts of the citations cut (alternated
+in each round) and counts the why/7 atoms by fact and rule group: what they cost.
 ``dask`` judges one corpus with ``batch --workers N`` and ``batch --dask local
 --workers N``, alternating, and prints both rates (wall and CPU of the process tree),
 their CPU efficiency and peak memory (RSS and PSS of the tree) and whether the outputs
@@ -474,6 +477,111 @@ ctrl_is(S,O,P) :- dflt_is(S,O,P), not stolen_by(S,O,_).
 """
 
 
+CITATION_CUTS = {
+    "none": lambda head, file: False,
+    "because": lambda head, file: head == "#show because",
+    "copies": lambda head, file: head == "why" and file == "ruling",
+    "family": lambda head, file: head == "why" and file != "ruling",
+    "all": lambda head, file: head in ("why", "#show because"),
+}
+"""What ``citations`` leaves out of the ruling program: nothing; the two ``#show
+because`` lines (rule-number lookups); ruling.lp's why/7 rules (the copies of the
+owns/7, dflt/7, fixed/7, you/7, may_activate/7 carriers and the phasing reasons); the
+rule families' own why/7 rules; every why/7 rule and both lines."""
+
+
+def citation_place(statement, starts: list[tuple[int, str]]) -> tuple[str, str]:  # noqa: ANN001
+    """A statement's head predicate ('#show NAME' for a show line) and its encoding
+    (by its first line in the program text: ``starts``)."""
+    from clingo import ast
+
+    head = ""
+    if statement.ast_type == ast.ASTType.Rule and statement.head.ast_type == \
+            ast.ASTType.Literal and statement.head.atom.ast_type == ast.ASTType.SymbolicAtom:
+        head = getattr(statement.head.atom.symbol, "name", "")
+    elif statement.ast_type == ast.ASTType.ShowTerm:
+        head = "#show " + getattr(statement.term, "name", "")
+    at = statement.location.begin.line
+    return head, max((s for s in starts if s[0] <= at), default=(0, "?"))[1]
+
+
+def cmd_citations(args: argparse.Namespace) -> None:
+    """Grounding CPU time per snapshot of the ruling program with parts of the
+    citations cut (``CITATION_CUTS``), the cuts alternated in each round, and the
+    why/7 atoms per snapshot by fact and rule group.  Cutting changes the output:
+    this measures what the citations cost, it is no way of judging."""
+    import collections
+    import statistics
+
+    import clingo
+    from clingo import ast
+
+    from mtgcontrol.engine.api import engine_for, version_for
+    from mtgcontrol.engine.engine import RULING, encoding_file
+    from mtgcontrol.engine.solve import ENCODINGS
+
+    make = load("make_corpus")
+    rng = random.Random(args.seed)
+    docs = [make.realistic(rng, i + 1) for i in range(args.snapshots)]
+    engine = engine_for((), True)
+    texts = [engine.frame(d, version_for(d, None, "bench")).facts for d in docs]
+    groundings = ["\n".join(t.replace("(#", f"({s}") for s, t in enumerate(chunk))
+                  for chunk in engine.groundings(texts)]
+    starts, line = [], 1  # the first line of each encoding in the program text
+    for name in ENCODINGS:
+        starts.append((line, name))
+        line += encoding_file(f"{name}.lp").count("\n") + 1
+
+    programs = [(facts, engine.statements(RULING, facts)) for facts in groundings]
+
+    def ground(cut: str) -> tuple[float, float]:
+        seconds, atoms = 0.0, 0
+        drop = CITATION_CUTS[cut]
+        for facts, statements in programs:
+            ctl = clingo.Control(["--warn=none", "--stats"])
+            with ast.ProgramBuilder(ctl) as builder:
+                for statement in statements:
+                    if not drop(*citation_place(statement, starts)):
+                        builder.add(statement)
+            ctl.add("base", [], facts)
+            start = time.process_time()
+            ctl.ground([("base", [])])
+            seconds += time.process_time() - start
+            ctl.solve()
+            atoms += ctl.statistics["problem"]["lp"]["atoms"]
+        return seconds / len(docs) * 1e3, atoms / len(docs)
+
+    cuts = list(CITATION_CUTS)
+    times: dict[str, list[float]] = {c: [] for c in cuts}
+    sizes = {}
+    for _ in range(args.rounds):
+        for cut in cuts:
+            ms, sizes[cut] = ground(cut)
+            times[cut].append(ms)
+    print(f"{args.snapshots} snapshots of 20 objects, {len(programs)} groundings, "
+          f"{args.rounds} rounds (cuts alternated), grounding CPU time per snapshot:")
+    base = statistics.median(times["none"])
+    for cut in cuts:
+        med = statistics.median(times[cut])
+        print(f"  cut {cut:>8}: median {med:6.2f} ms ({med / base - 1:+6.1%}), min "
+              f"{min(times[cut]):6.2f} ms; {sizes[cut]:6.0f} lp atoms per snapshot")
+    census: collections.Counter[tuple[str, str]] = collections.Counter()
+    for facts, statements in programs:
+        ctl = clingo.Control(["--warn=none"])
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in statements:
+                builder.add(statement)
+        ctl.add("base", [], facts)
+        ctl.ground([("base", [])])
+        for atom in ctl.symbolic_atoms.by_signature("why", 7):
+            fact, group = atom.symbol.arguments[2:4]
+            census[(str(fact), group.string)] += 1
+    total = sum(census.values())
+    print(f"why/7 atoms: {total / len(docs):.1f} per snapshot, the largest by fact and group:")
+    for (fact, group), count in census.most_common(args.top):
+        print(f"  {fact:>18} {group:<10} {count / len(docs):6.2f}")
+
+
 def cmd_floor(args: argparse.Namespace) -> None:
     """The least a judging costs (CPU seconds of one process, per snapshot): the
     Python steps of the pipeline with every snapshot's atoms already known
@@ -741,6 +849,12 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("cost")
     p.add_argument("--per-cell", type=int, default=20)
     p.set_defaults(func=cmd_cost)
+    p = sub.add_parser("citations")
+    p.add_argument("--snapshots", type=int, default=256)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--top", type=int, default=12)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_citations)
     p = sub.add_parser("floor")
     p.add_argument("--snapshots", type=int, default=2048)
     p.add_argument("--seed", type=int, default=1)
