@@ -141,8 +141,8 @@ def test_explain_lens_sliced_as_whole() -> None:
     lens = replace(EXPLAIN, read=lambda _f, items: sorted(
         str(clingo.Function(a.name, [clingo.Number(0), *a.arguments[1:]])) for a in items))
     pairs = [(doc, version_for(doc, None, name)) for doc, name in items]
-    for (doc, name), expected in zip(items, whole.judge(pairs, lens), strict=True):
-        assert alone.judge([(doc, version_for(doc, None, name))], lens) == [expected], name
+    for pair, (_, name), expected in zip(pairs, items, whole.judge(pairs, lens), strict=True):
+        assert alone.judge([pair], lens) == [expected], name
 
 
 def test_causes_sliced_as_whole(monkeypatch: pytest.MonkeyPatch) -> None:
